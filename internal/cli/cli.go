@@ -1,0 +1,124 @@
+// Package cli holds perfgate's commands. Each command gets its I/O injected
+// (IO), so tests run a command end to end without globals; the exit code is
+// decided once, by exit.Code, from the error a command returns.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+// IO is what a command reads and writes. Getenv and Stdin may be nil.
+type IO struct {
+	Out    io.Writer
+	Err    io.Writer
+	Getenv func(string) string
+	// IsTerminal reports whether Err is a terminal (live progress lines).
+	IsTerminal bool
+}
+
+// Env returns the value of an environment variable through the injected getter.
+func (s *IO) Env(name string) string {
+	if s.Getenv == nil {
+		return ""
+	}
+	return s.Getenv(name)
+}
+
+// Command is one subcommand. Name may hold a space ("services plan").
+type Command struct {
+	Name    string
+	Summary string
+	Hidden  bool
+	Run     func(ctx context.Context, io *IO, args []string) error
+}
+
+var commands = map[string]Command{}
+
+// register adds a command; each command's file calls it from init, so the
+// table of commands is static and complete before Run.
+func register(c Command) {
+	if _, dup := commands[c.Name]; dup {
+		panic("cli: command registered twice: " + c.Name)
+	}
+	commands[c.Name] = c
+}
+
+// Run runs perfgate with args (without the program name).
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return RunIO(ctx, args, &IO{Out: stdout, Err: stderr, Getenv: os.Getenv, IsTerminal: isTerminal(stderr)})
+}
+
+// RunIO is Run with every input injected.
+func RunIO(ctx context.Context, args []string, s *IO) error {
+	err := dispatch(ctx, args, s)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(s.Err, "perfgate: %v\n", err)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+func dispatch(ctx context.Context, args []string, s *IO) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(s.Out)
+		if len(args) == 0 {
+			return exit.Refusef("no command given: run `perfgate help` for the list")
+		}
+		return nil
+	}
+	// Two-word commands ("services plan") win over one-word ones.
+	if len(args) >= 2 {
+		if c, ok := commands[args[0]+" "+args[1]]; ok {
+			return c.Run(ctx, s, args[2:])
+		}
+	}
+	if c, ok := commands[args[0]]; ok {
+		return c.Run(ctx, s, args[1:])
+	}
+	return exit.Refusef("unknown command %q: run `perfgate help` for the list", strings.Join(args[:1], " "))
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "perfgate: a performance gate for HTTP services (exit 0 pass, 1 regression, 2 cannot judge)")
+	fmt.Fprintln(w, "\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n, c := range commands {
+		if !c.Hidden {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-18s %s\n", n, commands[n].Summary)
+	}
+}
+
+// newFlags makes a flag set that reports parse errors as refused input
+// (exit 2) instead of exiting the process.
+func newFlags(name string, s *IO) *flag.FlagSet {
+	fs := flag.NewFlagSet("perfgate "+name, flag.ContinueOnError)
+	fs.SetOutput(s.Err)
+	return fs
+}
+
+// parseFlags parses args, mapping a bad flag to exit 2.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return exit.Refusef("%s: %v (see `%s -h`)", fs.Name(), err, fs.Name())
+	}
+	return nil
+}
