@@ -1,0 +1,241 @@
+// Package arms starts the two builds a gate compares (the arms), waits until
+// each is ready, samples the CPU time and resident memory of each arm's whole
+// process tree from /proc while it runs, and stops it: SIGTERM to its process
+// group, SIGKILL after a grace period, nothing left running.
+package arms
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+// Spec describes one arm.
+type Spec struct {
+	// Name labels the arm in messages ("base", "head").
+	Name string
+	// Command is the argv; Command[0] is looked up in PATH.
+	Command []string
+	// Env holds KEY=VALUE entries added to a minimal inherited environment
+	// (see minimalEnv); an entry here wins over an inherited one.
+	Env []string
+	// Dir is the working directory; empty means perfgate's own.
+	Dir string
+	// LogPath receives the arm's stdout and stderr (truncated at start). Empty
+	// means a new file under the system temp dir.
+	LogPath string
+	// Ready is an http(s) URL polled with GET until it answers 2xx, or
+	// tcp://host:port dialled until it accepts. Empty: ready once started.
+	Ready string
+	// ReadyTimeout bounds the wait for Ready (default 60s).
+	ReadyTimeout time.Duration
+	// Grace is how long Stop waits after SIGTERM before SIGKILL (default 10s).
+	Grace time.Duration
+	// SampleEvery is the memory and CPU sampling period (default 100ms).
+	SampleEvery time.Duration
+}
+
+// Defaults applied to a zero field of Spec.
+const (
+	DefaultReadyTimeout = 60 * time.Second
+	DefaultGrace        = 10 * time.Second
+	DefaultSampleEvery  = 100 * time.Millisecond
+)
+
+// Arm is one running build. All methods are safe for concurrent use.
+type Arm struct {
+	spec    Spec
+	cmd     *exec.Cmd
+	log     *os.File
+	logPath string
+	root    procKey
+	pgid    int
+
+	exited  chan struct{} // closed once the root process is reaped
+	stopped chan struct{} // closed once stop has finished
+	quit    chan struct{} // closed by stop: the sampler ends
+	sampler sync.WaitGroup
+	watch   chan struct{} // closed when the ctx watcher has ended
+
+	stopOnce sync.Once
+	stopErr  error
+
+	mu       sync.Mutex
+	stopping bool  // exit caused by Stop, not a failure
+	exitErr  error // why the root exited unexpectedly
+	cpuMax   time.Duration
+	lost     int64                // ticks of members that left the tree unreaped by it
+	seen     map[procKey]procStat // the tree at the last snapshot
+	peak     int64                // sampled tree RSS peak in the current window
+	hwmOK    bool                 // root's VmHWM was reset for this window
+	lastRSS  int64
+	rootGone bool
+}
+
+// Start starts the arm and returns once it is ready. An arm that exits
+// before it is ready, or is not ready within ReadyTimeout, is stopped (its
+// whole process group) and reported as exit 2 with the tail of its log.
+// ctx bounds the arm's whole life: when it ends the arm is stopped as by Stop.
+func Start(ctx context.Context, s Spec) (*Arm, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if s.ReadyTimeout <= 0 {
+		s.ReadyTimeout = DefaultReadyTimeout
+	}
+	if s.Grace <= 0 {
+		s.Grace = DefaultGrace
+	}
+	if s.SampleEvery <= 0 {
+		s.SampleEvery = DefaultSampleEvery
+	}
+	probe, err := parseReady(s.Name, s.Ready)
+	if err != nil {
+		return nil, err
+	}
+	log, logPath, err := openLog(s)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(s.Command[0], s.Command[1:]...)
+	cmd.Dir = s.Dir
+	cmd.Env = append(minimalEnv(os.Getenv), s.Env...)
+	cmd.Stdout, cmd.Stderr = log, log // an *os.File: children write to it directly, no copying goroutine
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		// Its own process group, so one signal reaches every descendant.
+		Setpgid: true,
+		// If perfgate itself is killed, the arm does not outlive it.
+		Pdeathsig: syscall.SIGKILL,
+	}
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return nil, exit.Refusef("starting arm %s (%s): %w", s.Name, strings.Join(s.Command, " "), err)
+	}
+	a := &Arm{
+		spec: s, cmd: cmd, log: log, logPath: logPath, pgid: cmd.Process.Pid,
+		exited: make(chan struct{}), stopped: make(chan struct{}), quit: make(chan struct{}),
+		watch: make(chan struct{}), seen: map[procKey]procStat{},
+	}
+	a.root = procKey{pid: cmd.Process.Pid}
+	if p, ok := readStat(a.root.pid); ok {
+		a.root.start = p.start
+	}
+	a.hwmOK = resetHWM(a.root.pid)
+	go a.wait()
+	a.sampler.Add(1)
+	go a.sample(ctx)
+	go func() {
+		defer close(a.watch)
+		select {
+		case <-ctx.Done():
+			a.stopOnce.Do(a.stop)
+		case <-a.stopped:
+		}
+	}()
+
+	if err := a.waitReady(ctx, probe); err != nil {
+		_ = a.Stop()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (s Spec) check() error {
+	if s.Name == "" {
+		return exit.Refusef("an arm needs a name (Spec.Name)")
+	}
+	if len(s.Command) == 0 || s.Command[0] == "" {
+		return exit.Refusef("arm %s: no command given: name the program and its arguments", s.Name)
+	}
+	for i, kv := range s.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return exit.Refusef("arm %s: environment entry %d %q is not KEY=VALUE", s.Name, i+1, kv)
+		}
+	}
+	return nil
+}
+
+func openLog(s Spec) (*os.File, string, error) {
+	if s.LogPath == "" {
+		f, err := os.CreateTemp("", "perfgate-arm-"+sanitize(s.Name)+"-*.log")
+		if err != nil {
+			return nil, "", exit.Refusef("arm %s: creating its log file: %w", s.Name, err)
+		}
+		return f, f.Name(), nil
+	}
+	if err := os.MkdirAll(filepath.Dir(s.LogPath), 0o755); err != nil {
+		return nil, "", exit.Refusef("arm %s: creating the folder of its log %s: %w", s.Name, s.LogPath, err)
+	}
+	f, err := os.OpenFile(s.LogPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, "", exit.Refusef("arm %s: opening its log %s: %w", s.Name, s.LogPath, err)
+	}
+	return f, s.LogPath, nil
+}
+
+func sanitize(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == os.PathSeparator || r == '*' {
+			return '_'
+		}
+		return r
+	}, name)
+}
+
+// wait reaps the root and records why it ended.
+func (a *Arm) wait() {
+	err := a.cmd.Wait()
+	a.mu.Lock()
+	a.rootGone = true
+	if st := a.cmd.ProcessState; st != nil {
+		// The rusage of a reaped child covers it and every descendant it
+		// reaped, so it is the final word on the tree's CPU.
+		if total := st.UserTime() + st.SystemTime() + ticks(a.lost); total > a.cpuMax {
+			a.cpuMax = total
+		}
+	}
+	if !a.stopping {
+		if err == nil {
+			err = errors.New("exit status 0")
+		}
+		a.exitErr = exit.Refusef("arm %s exited while it should be serving (%v); last lines of its log %s:\n%s",
+			a.spec.Name, err, a.logPath, indent(a.LogTail(20)))
+	}
+	a.mu.Unlock()
+	close(a.exited)
+}
+
+// Done is closed once the arm's process has exited, for any reason.
+func (a *Arm) Done() <-chan struct{} { return a.exited }
+
+// Err says why the arm exited when it exited on its own (exit 2, with the
+// tail of its log); nil while it runs or when Stop ended it.
+func (a *Arm) Err() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.exitErr
+}
+
+// PID is the arm's root process id (also its process group id).
+func (a *Arm) PID() int { return a.root.pid }
+
+// LogPath is the file holding the arm's stdout and stderr.
+func (a *Arm) LogPath() string { return a.logPath }
+
+// LogTail returns the last n lines of the arm's log.
+func (a *Arm) LogTail(n int) string { return tailFile(a.logPath, n) }
+
+func indent(s string) string {
+	if s == "" {
+		return "    (the log is empty)"
+	}
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}

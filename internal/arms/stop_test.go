@@ -1,0 +1,108 @@
+package arms
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+func TestStopLeavesNothingRunning(t *testing.T) {
+	tests := []struct {
+		name     string
+		script   string
+		wantKill bool
+	}{
+		// The root dies on SIGTERM; its child ignores it and must be killed.
+		{"child ignores SIGTERM", `(trap '' TERM; exec sleep 300) & echo child $!; wait`, true},
+		// Everything ignores SIGTERM.
+		{"root ignores SIGTERM", `trap '' TERM; sleep 300 & echo child $!; wait`, true},
+		// A child that left the process group is still found and stopped.
+		{"child left the group", `setsid sleep 300 & echo child $!; wait`, false},
+		// A well-behaved tree ends on SIGTERM, well within the grace.
+		{"clean", `sleep 300 & echo child $!; wait`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			const grace = 700 * time.Millisecond
+			a := startArm(t, Spec{Name: "head", Command: []string{"sh", "-c", tt.script}, Grace: grace})
+			child := pidFromLog(t, a, "child ")
+			root := a.PID()
+			if !running(child) || !running(root) {
+				t.Fatalf("root %d or child %d not running before Stop", root, child)
+			}
+			start := time.Now()
+			if err := a.Stop(); err != nil {
+				t.Fatalf("Stop: %v", err)
+			}
+			took := time.Since(start)
+			for _, pid := range []int{root, child} {
+				if running(pid) {
+					t.Errorf("pid %d still running after Stop", pid)
+				}
+			}
+			killed := strings.Contains(a.LogTail(5), "sending SIGKILL")
+			if killed != tt.wantKill {
+				t.Errorf("SIGKILL sent: %t, want %t (log: %s)", killed, tt.wantKill, a.LogTail(5))
+			}
+			if tt.wantKill && took < grace {
+				t.Errorf("Stop took %s, less than the %s grace before SIGKILL", took, grace)
+			}
+			if !tt.wantKill && took > grace {
+				t.Errorf("Stop took %s for a tree that ends on SIGTERM", took)
+			}
+			select {
+			case <-a.Done():
+			default:
+				t.Error("Done not closed after Stop")
+			}
+			if a.Err() != nil {
+				t.Errorf("Err after Stop = %v, want nil: the exit was asked for", a.Err())
+			}
+			// Idempotent.
+			if err := a.Stop(); err != nil {
+				t.Errorf("second Stop: %v", err)
+			}
+		})
+	}
+}
+
+func TestUnexpectedExitWhileRunning(t *testing.T) {
+	a := startArm(t, Spec{Name: "head", Command: []string{"sh", "-c", "echo up; sleep 0.3; echo dying of a bug; exit 4"}})
+	select {
+	case <-a.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Done not closed after the arm exited")
+	}
+	err := a.Err()
+	if exit.Code(err) != exit.CannotJudge || !strings.Contains(err.Error(), "exit status 4") || !strings.Contains(err.Error(), "dying of a bug") {
+		t.Fatalf("Err = %v (exit %d), want exit 2 with the status and the log tail", err, exit.Code(err))
+	}
+}
+
+func TestContextEndStopsArm(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, err := Start(ctx, Spec{Name: "head", Command: []string{"sh", "-c", "echo child started; exec sleep 300"},
+		LogPath: filepath.Join(t.TempDir(), "head.log"), Grace: time.Second})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { a.Stop() })
+	waitLog(t, a, "child started")
+	cancel()
+	select {
+	case <-a.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the arm outlived its context")
+	}
+	if running(a.PID()) {
+		t.Fatalf("pid %d still running", a.PID())
+	}
+	if err := a.Stop(); err != nil {
+		t.Fatalf("Stop after the context ended: %v", err)
+	}
+}

@@ -1,0 +1,66 @@
+package base
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// commit resolves a revision (hash, ref, tag, origin/main) to a commit,
+// peeling annotated tags. what names the revision's role for the message.
+func (rs *resolver) commit(rev, what string) (*object.Commit, error) {
+	if err := rs.ctx.Err(); err != nil {
+		return nil, err
+	}
+	h, err := rs.r.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		return nil, missingf("%s %q is not in this clone: fetch it (git fetch origin %s)", what, rev, rev)
+	}
+	c, err := rs.r.CommitObject(*h)
+	if err != nil {
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return nil, missingf("%s %q (%s) is not in this clone: fetch it (git fetch origin %s)", what, rev, short(h.String()), rev)
+		}
+		return nil, missingf("reading %s %q: %w", what, rev, err)
+	}
+	return c, nil
+}
+
+// branch resolves a branch name the way a CI checkout holds it: GitHub
+// names "main", actions/checkout keeps it as refs/remotes/origin/main, a
+// laptop may pass origin/main or a local branch.
+func (rs *resolver) branch(name, what string) (*object.Commit, string, error) {
+	var tries []string
+	if strings.HasPrefix(name, "refs/heads/") {
+		b := strings.TrimPrefix(name, "refs/heads/")
+		tries = []string{"refs/remotes/origin/" + b, name}
+	} else if strings.HasPrefix(name, "refs/") {
+		tries = []string{name}
+	} else {
+		tries = []string{"refs/remotes/origin/" + name, "refs/heads/" + name, name}
+	}
+	for _, t := range tries {
+		if _, err := rs.r.Reference(plumbing.ReferenceName(t), true); err != nil && strings.HasPrefix(t, "refs/") {
+			continue
+		}
+		c, err := rs.commit(t, what)
+		if err == nil {
+			return c, strings.TrimPrefix(strings.TrimPrefix(t, "refs/remotes/"), "refs/heads/"), nil
+		}
+	}
+	return nil, "", missingf("%s %q is not in this clone: fetch it (git fetch origin %s)", what, name, strings.TrimPrefix(name, "refs/heads/"))
+}
+
+// firstParent is c's first parent, nil for a root commit.
+func (rs *resolver) firstParent(c *object.Commit) (*object.Commit, error) {
+	if c.NumParents() == 0 {
+		return nil, nil
+	}
+	p, err := c.Parent(0)
+	if err != nil {
+		return nil, missingf("reading the parent of %s: %w", short(c.Hash.String()), err)
+	}
+	return p, nil
+}

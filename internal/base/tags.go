@@ -1,0 +1,167 @@
+package base
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"golang.org/x/mod/semver"
+
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+// release: the previous release tag before the release's own commit.
+func (rs *resolver) release() (*Choice, error) {
+	tag := rs.ev.Tag
+	head, err := rs.commit("refs/tags/"+tag, "the release's tag")
+	if err != nil && rs.ev.SHA == "" {
+		return nil, missingf("the release's tag %s is not in this clone: fetch the tags (git fetch --tags origin)", tag)
+	}
+	if err != nil {
+		if rs.ev.SHA == "" {
+			return nil, err
+		}
+		// GitHub's GITHUB_SHA is the tag's commit; a clone without tags
+		// still has the commit itself.
+		if head, err = rs.head(); err != nil {
+			return nil, err
+		}
+	}
+	return rs.fromPreviousTag(head, tag, "release "+tag)
+}
+
+// version reads a release tag: vMAJOR.MINOR.PATCH or MAJOR.MINOR.PATCH.
+// Pre-releases (v1.2.0-rc.1) are not releases a base is taken from, and
+// any other name (nightly, 2024-05-01, v1.2) is not a release tag at all.
+func version(tag string) (string, bool) {
+	v := tag
+	if !strings.HasPrefix(v, "v") {
+		v = "v" + v
+	}
+	if !semver.IsValid(v) || semver.Prerelease(v) != "" || semver.Canonical(v) != strings.SplitN(v, "+", 2)[0] {
+		return "", false
+	}
+	return v, true
+}
+
+// previousTag is the highest release tag whose commit is reachable from
+// head and is not head itself, below current when current is a version.
+func (rs *resolver) previousTag(head *object.Commit, current string) (tagRef, error) {
+	if rs.shallow {
+		// Tags are only as reachable as the history the clone holds, and a
+		// shallow checkout fetches neither.
+		return tagRef{}, missingf("shallow clone")
+	}
+	hs := head.Hash.String()
+	tags, err := rs.git.tagsMerged(rs.ctx, hs)
+	if err != nil {
+		return tagRef{}, err
+	}
+	bound, bounded := version(current)
+	type cand struct {
+		tagRef
+		v string
+	}
+	var cands []cand
+	for _, t := range tags {
+		v, ok := version(t.name)
+		if !ok || t.commit == hs {
+			continue
+		}
+		if bounded && semver.Compare(v, bound) >= 0 {
+			continue
+		}
+		cands = append(cands, cand{t, v})
+	}
+	if len(cands) == 0 {
+		return tagRef{}, nil
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if c := semver.Compare(cands[i].v, cands[j].v); c != 0 {
+			return c > 0
+		}
+		// v1.2.0 and 1.2.0 on different commits: the v-prefixed one wins,
+		// and the order never depends on the ref listing.
+		return cands[i].name > cands[j].name
+	})
+	return cands[0].tagRef, nil
+}
+
+// fromPreviousTag takes the previous release tag as the base, or when it
+// carries no gate contract the oldest commit after it that does.
+func (rs *resolver) fromPreviousTag(head *object.Commit, current, what string) (*Choice, error) {
+	prev, err := rs.previousTag(head, current)
+	if err != nil {
+		return nil, err
+	}
+	hs := head.Hash.String()
+	if prev.name == "" {
+		return nil, exit.Refusef("no release tag (vMAJOR.MINOR.PATCH) is reachable from %s `%s` other than its own, so there is no previous release to judge it against: the first release names no base", what, short(hs))
+	}
+	tagCommit, err := rs.commit(prev.commit, "the previous release "+prev.name)
+	if err != nil {
+		return nil, err
+	}
+	ok, why := true, ""
+	if rs.has != nil {
+		if ok, why, err = rs.has(tagCommit); err != nil {
+			return nil, fmt.Errorf("reading the gate contract of %s: %w", prev.name, err)
+		}
+	}
+	if ok {
+		return &Choice{Commit: prev.commit, PreviousTag: prev.name,
+			Reason: fmt.Sprintf("The base is `%s`, the previous release %s.", prev.commit, prev.name)}, nil
+	}
+	chain, err := rs.afterTag(tagCommit, head)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range chain {
+		got, _, err := rs.has(c)
+		if err != nil {
+			return nil, fmt.Errorf("reading the gate contract of %s: %w", short(c.Hash.String()), err)
+		}
+		if got {
+			cs := c.Hash.String()
+			return &Choice{Commit: cs, PreviousTag: prev.name,
+				Reason: fmt.Sprintf("The base is `%s`, the oldest commit after %s that carries the gate contract, since %s %s.", cs, prev.name, prev.name, clause(why))}, nil
+		}
+	}
+	return nil, exit.Refusef("no commit carries the gate contract: the previous release %s %s, and neither does any of the %s after it up to %s `%s` (add perf/gate.toml, see docs/contract.md)", prev.name, clause(why), plural(len(chain), "commit"), what, short(hs))
+}
+
+// afterTag lists, oldest first, the commits on head's first-parent line
+// that descend from the tag's commit, head excluded (the base is never the
+// head itself). The first-parent line is the branch's own sequence of
+// commits and merges, so "the oldest commit after the tag" is the first
+// state of the branch after the release, not a commit inside a side branch.
+func (rs *resolver) afterTag(tag, head *object.Commit) ([]*object.Commit, error) {
+	desc, err := rs.git.descendants(rs.ctx, tag.Hash.String(), head.Hash.String())
+	if err != nil {
+		return nil, err
+	}
+	var chain []*object.Commit
+	c, err := rs.firstParent(head)
+	for err == nil && c != nil && desc[c.Hash.String()] {
+		if e := rs.ctx.Err(); e != nil {
+			return nil, e
+		}
+		chain = append(chain, c)
+		c, err = rs.firstParent(c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
+		chain[i], chain[j] = chain[j], chain[i]
+	}
+	return chain, nil
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/BurntSushi/toml"
+	"github.com/sethvargo/go-githubactions"
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/gate"
+	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/report"
+)
+
+func init() {
+	register(Command{Name: "ab", Summary: "run the A/B gate over two arms given as commands or an arms file", Run: runAB})
+}
+
+// armsFile is the small file that may describe the two arms (docs/ab.md).
+type armsFile struct {
+	Store bool        `toml:"store"`
+	Base  armsFileArm `toml:"base"`
+	Head  armsFileArm `toml:"head"`
+}
+
+type armsFileArm struct {
+	Command []string          `toml:"command"`
+	Env     map[string]string `toml:"env"`
+	Dir     string            `toml:"dir"`
+	Port    int               `toml:"port"`
+	URL     string            `toml:"url"`
+	Ready   string            `toml:"ready"`
+	CAFile  string            `toml:"ca_file"`
+	Commit  string            `toml:"commit"`
+}
+
+func (a armsFileArm) spec(name string) gate.ArmSpec {
+	s := gate.ArmSpec{Command: a.Command, Dir: a.Dir, Port: a.Port, URL: a.URL, Ready: a.Ready, CAFile: a.CAFile,
+		Info: report.Arm{Name: name, Commit: a.Commit}}
+	for k, v := range a.Env {
+		s.Env = append(s.Env, k+"="+v)
+	}
+	return s
+}
+
+func readArmsFile(path string) (*armsFile, error) {
+	var f armsFile
+	md, err := toml.DecodeFile(path, &f)
+	if err != nil {
+		if pe, ok := err.(toml.ParseError); ok {
+			return nil, exit.Refusef("%s:%d: %s; docs/ab.md shows an arms file", path, pe.Position.Line, pe.Message)
+		}
+		return nil, exit.Refusef("reading the arms file %s: %v; docs/ab.md shows one", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, exit.Refusef("%s: unknown key %q; the keys are store, and under [base]/[head] command, env, dir, port, url, ready, ca_file, commit (docs/ab.md)", path, und[0].String())
+	}
+	for name, a := range map[string]armsFileArm{"base": f.Base, "head": f.Head} {
+		if len(a.Command) == 0 {
+			return nil, exit.Refusef("%s: [%s] has no command; write command = [\"./bin/service\", \"--port\", \"@PORT@\"]", path, name)
+		}
+	}
+	return &f, nil
+}
+
+func runAB(ctx context.Context, s *IO, args []string) error {
+	fs := newFlags("ab", s)
+	planPath := fs.String("plan", "perf/plan.toml", "the plan")
+	armsPath := fs.String("arms", "", "a TOML file describing both arms (instead of the --base-*/--head-* flags)")
+	baseCmd := fs.String("base-cmd", "", "shell command starting the base arm (@PORT@, @DIR@ filled in)")
+	headCmd := fs.String("head-cmd", "", "shell command starting the head arm")
+	baseURL := fs.String("base-url", "", "the base arm's URL (default http://127.0.0.1:@PORT@)")
+	headURL := fs.String("head-url", "", "the head arm's URL")
+	baseDir := fs.String("base-dir", "", "the base arm's work directory")
+	headDir := fs.String("head-dir", "", "the head arm's work directory")
+	ready := fs.String("ready", "", "ready probe: a path on each arm's URL, e.g. /healthz (default /)")
+	withStore := fs.Bool("store", false, "start a PostgreSQL with a database per arm; each arm finds its DSN in @DIR@/store.dsn")
+	out := fs.String("out", "target/perf", "folder for the report, the summary and the arms' logs")
+	seed := fs.Int64("seed", 1, "seed of the request sequences")
+	var vars listFlag
+	fs.Var(&vars, "var", "a plan variable, name=value or name=@file (repeatable)")
+	var prof profileFlags
+	prof.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	p, err := plan.ParseFile(*planPath)
+	if err != nil {
+		return err
+	}
+	if err := prof.apply(&p.AB); err != nil {
+		return exit.Refusef("ab: %v", err)
+	}
+	v, err := plan.ResolveVars(p, vars, s.Env)
+	if err != nil {
+		return err
+	}
+	o := gate.Options{Plan: p, Vars: v, OutDir: *out, Seed: *seed, Log: s.Err, Store: *withStore}
+	if s.IsTerminal {
+		o.Progress = s.Err
+	}
+	switch {
+	case *armsPath != "":
+		f, err := readArmsFile(*armsPath)
+		if err != nil {
+			return err
+		}
+		o.Base, o.Head = f.Base.spec("base"), f.Head.spec("head")
+		o.Store = o.Store || f.Store
+	case *baseCmd != "" && *headCmd != "":
+		o.Base = gate.ArmSpec{Command: []string{"sh", "-c", "exec " + *baseCmd}, URL: *baseURL, Dir: *baseDir, Ready: *ready}
+		o.Head = gate.ArmSpec{Command: []string{"sh", "-c", "exec " + *headCmd}, URL: *headURL, Dir: *headDir, Ready: *ready}
+	default:
+		return exit.Refusef("ab: give both --base-cmd and --head-cmd, or --arms FILE (docs/ab.md)")
+	}
+	return gateAndReport(ctx, s, o)
+}
+
+// gateAndReport runs the gate, prints the verdict and summary, hands the
+// summary to GitHub when it runs in Actions, and returns the verdict's error.
+func gateAndReport(ctx context.Context, s *IO, o gate.Options) error {
+	rep, err := gate.Run(ctx, o)
+	if err != nil {
+		return err
+	}
+	if err := report.Text(s.Out, rep); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "\nreport: %s\nsummary: %s\n", filepath.Join(o.OutDir, gate.ReportFile), filepath.Join(o.OutDir, gate.SummaryFile))
+	if err := appendStepSummary(s, filepath.Join(o.OutDir, gate.SummaryFile)); err != nil {
+		return err
+	}
+	return gate.VerdictError(rep.Verdict)
+}
+
+// appendStepSummary adds the Markdown summary to the GitHub job summary
+// when GITHUB_STEP_SUMMARY names one; outside Actions it does nothing
+// (go-githubactions panics without it).
+func appendStepSummary(s *IO, mdPath string) error {
+	if s.Env("GITHUB_STEP_SUMMARY") == "" {
+		return nil
+	}
+	md, err := os.ReadFile(mdPath)
+	if err != nil {
+		return fmt.Errorf("reading the job summary: %w", err)
+	}
+	githubactions.New(githubactions.WithGetenv(s.Env)).AddStepSummary(string(md))
+	return nil
+}

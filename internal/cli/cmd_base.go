@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"os"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/perfgate/perfgate/internal/base"
+	"github.com/perfgate/perfgate/internal/event"
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+func init() {
+	register(Command{Name: "base", Summary: "pick the commit the change is judged against and write base.md", Run: runBase})
+}
+
+func runBase(ctx context.Context, s *IO, args []string) error {
+	fs := newFlags("base", s)
+	name := fs.String("event", "", "event to resolve locally: pull_request, merge_group, push, workflow_dispatch, release (default: the GitHub Actions event)")
+	var lo event.LocalOptions
+	fs.StringVar(&lo.Head, "head", "", "commit judged (default HEAD)")
+	fs.StringVar(&lo.BaseRef, "base-ref", "", "pull_request: the base branch (origin/main); push with a zero --before: the branch it left")
+	fs.StringVar(&lo.BaseSHA, "base-sha", "", "merge_group: the group's base commit")
+	fs.StringVar(&lo.Before, "before", "", "push: the tip before the push ("+event.ZeroSHA+" for a new branch)")
+	fs.StringVar(&lo.Tag, "tag", "", "release: the release's tag (v1.2.0)")
+	fs.BoolVar(&lo.Forced, "forced", false, "push: the push was forced")
+	repo := fs.String("repo", ".", "the repository's checkout")
+	out := fs.String("out", base.DefaultFile, "where to write base.md")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return exit.Refusef("perfgate base: unexpected argument %q: name revisions with --head, --base-ref, --before or --tag", fs.Arg(0))
+	}
+	ev, err := baseEvent(s, *name, lo)
+	if err != nil {
+		return err
+	}
+	c, err := base.Resolve(ctx, *repo, ev, contractCheck())
+	if err != nil {
+		// A base.md left from an earlier run must not name a base this run
+		// could not: the release workflow would quote it.
+		if rmErr := os.Remove(*out); rmErr != nil && !errors.Is(rmErr, iofs.ErrNotExist) {
+			return fmt.Errorf("%w (and removing the stale %s: %v)", err, *out, rmErr)
+		}
+		return err
+	}
+	if err := base.WriteFile(*out, c); err != nil {
+		return err
+	}
+	fmt.Fprintln(s.Out, c.Reason)
+	fmt.Fprintln(s.Out, c.Note)
+	return nil
+}
+
+// baseEvent is the local event when --event is given, else the Actions one.
+func baseEvent(s *IO, name string, lo event.LocalOptions) (*event.Event, error) {
+	if name != "" {
+		return event.Local(name, lo)
+	}
+	if lo != (event.LocalOptions{}) {
+		return nil, exit.Refusef("perfgate base: --head, --base-ref, --base-sha, --before, --tag and --forced describe a local event: add --event")
+	}
+	return event.FromActions(s.Env)
+}
+
+// contractCheck says whether a commit carries the gate contract. Until
+// internal/contract provides its own reading, a commit carries the contract
+// when its tree holds the gate file perf/gate.toml.
+func contractCheck() base.ContractCheck {
+	return func(c *object.Commit) (bool, string, error) {
+		t, err := c.Tree()
+		if err != nil {
+			return false, "", fmt.Errorf("reading the tree of %s: %w", c.Hash, err)
+		}
+		if _, err := t.FindEntry("perf/gate.toml"); err != nil {
+			return false, "carries no perf/gate.toml", nil
+		}
+		return true, "", nil
+	}
+}

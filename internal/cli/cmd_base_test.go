@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/base/gittest"
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+func runBaseCLI(t *testing.T, env map[string]string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := RunIO(context.Background(), args, &IO{Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }})
+	return out.String(), errb.String(), err
+}
+
+var baseTestGate = map[string]string{"perf/gate.toml": "build = \"make\"\n"}
+
+func TestBaseAndReleaseNote(t *testing.T) {
+	r := gittest.New(t)
+	r.Commit("0.0.16", map[string]string{"a": "1\n"})
+	r.Tag("v0.0.16", "HEAD", true)
+	r.Commit("fix", map[string]string{"a": "2\n"})
+	withGate := r.Commit("gate", baseTestGate)
+	r.Commit("0.0.17", map[string]string{"a": "3\n"})
+	r.Tag("v0.0.17", "HEAD", true)
+	out := filepath.Join(t.TempDir(), "target", "perf-base", "base.md")
+
+	stdout, stderr, err := runBaseCLI(t, nil, "base", "--event", "release", "--tag", "v0.0.17", "--repo", r.Dir, "--out", out)
+	if err != nil {
+		t.Fatalf("perfgate base: %v\n%s", err, stderr)
+	}
+	reason := "The base is `" + withGate + "`, the oldest commit after v0.0.16 that carries the gate contract, since v0.0.16 carries no perf/gate.toml."
+	if stdout != reason+"\nPerformance: "+reason+"\n" {
+		t.Fatalf("perfgate base printed:\n%s", stdout)
+	}
+	md, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(md), "- commit: `"+withGate+"`") {
+		t.Fatalf("base.md = %q, %v", md, err)
+	}
+
+	stdout, _, err = runBaseCLI(t, nil, "release-note", "--base-file", out)
+	if err != nil || stdout != "Performance: "+reason+"\n" {
+		t.Fatalf("perfgate release-note: %q, %v", stdout, err)
+	}
+}
+
+func TestBaseFromActions(t *testing.T) {
+	r := gittest.New(t)
+	r.Commit("root", baseTestGate)
+	before := r.Commit("before", map[string]string{"a": "1\n"})
+	r.Commit("pushed 1", map[string]string{"a": "2\n"})
+	after := r.Commit("pushed 2", map[string]string{"a": "3\n"})
+	payload, err := json.Marshal(map[string]any{
+		"ref": "refs/heads/main", "before": before, "after": after, "forced": false,
+		"repository": map[string]any{"full_name": "octo-org/ferrofed", "default_branch": "main"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "event.json")
+	if err := os.WriteFile(path, payload, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": path, "GITHUB_SHA": after}
+	out := filepath.Join(t.TempDir(), "base.md")
+	stdout, stderr, err := runBaseCLI(t, env, "base", "--repo", r.Dir, "--out", out)
+	if err != nil {
+		t.Fatalf("perfgate base: %v\n%s", err, stderr)
+	}
+	if !strings.HasPrefix(stdout, "The base is `"+before+"`, the commit before the push.\n") {
+		t.Fatalf("perfgate base printed %q", stdout)
+	}
+}
+
+func TestBaseRefusals(t *testing.T) {
+	r := gittest.New(t)
+	r.Commit("one", map[string]string{"a": "1\n"})
+	r.Tag("v1.0.0", "HEAD", false)
+	r.Commit("two", map[string]string{"a": "2\n"})
+	r.Tag("v1.1.0", "HEAD", false)
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "base.md")
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		says string
+	}{
+		{"no contract anywhere", []string{"base", "--event", "release", "--tag", "v1.1.0", "--repo", r.Dir, "--out", stale}, "no commit carries the gate contract"},
+		{"not in Actions and no --event", []string{"base", "--repo", r.Dir, "--out", stale}, "--event"},
+		{"local flags without --event", []string{"base", "--base-ref", "origin/main", "--out", stale}, "add --event"},
+		{"stray argument", []string{"base", "origin/main"}, "unexpected argument"},
+		{"release-note without a base", []string{"release-note", "--base-file", filepath.Join(dir, "none.md")}, "named no base"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(stale, []byte("- commit: `"+strings.Repeat("a", 40)+"`\nPerformance: stale\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, stderr, err := runBaseCLI(t, nil, tc.args...)
+			if exit.Code(err) != exit.CannotJudge || !strings.Contains(stderr, tc.says) {
+				t.Fatalf("exit %d, stderr %q, want exit 2 mentioning %q", exit.Code(err), stderr, tc.says)
+			}
+		})
+	}
+	// The failed resolution removed the stale base.md, so no release can
+	// quote a base this run did not name.
+	if err := os.WriteFile(stale, []byte("stale"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runBaseCLI(t, nil, "base", "--event", "release", "--tag", "v1.1.0", "--repo", r.Dir, "--out", stale)
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("stale base.md survived a failed resolution: %v", err)
+	}
+}

@@ -1,0 +1,338 @@
+// Package contract reads a tree's gate contract (perf/gate.toml and the files
+// it names) and turns it into what one arm needs to build, check and start.
+// Each arm reads its own tree's contract, so a key the change renames is read
+// by the head alone and the base keeps the keys its binary knows.
+package contract
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+// GateFile is where a tree declares its contract, relative to the tree's root.
+const GateFile = "perf/gate.toml"
+
+// Defaults for keys a gate file may leave out.
+const (
+	DefaultOverrides = "perf/arm.env"
+	DefaultPlan      = "perf/plan.toml"
+)
+
+// Contract is one tree's gate contract. Paths are relative to Tree.
+type Contract struct {
+	Tree      string            // absolute folder the contract was read from
+	Build     string            // shell command (bash -c) that builds the arm in Tree
+	Binary    string            // the built binary, relative to Tree
+	Start     string            // argv (shell-word split) that starts the service
+	Check     string            // argv that checks the rendered config, exits non-zero on refusal
+	Config    string            // the service config rendered per arm
+	ConfigEnv string            // variable that points the service at its rendered config; may be empty when Start names @CONFIG@
+	Overrides string            // NAME=VALUE file, every NAME starting with Prefix
+	Prefix    string            // the overrides' variable prefix, e.g. FERROFED__
+	Env       map[string]string // fixed environment of every arm
+	Ready     string            // a path ("/health") or a loopback URL with @PORT@
+	Compose   []string          // compose files that start the arm's services
+	Seeds     []string          // files the services are seeded from
+	Plan      string            // the load plan
+	Legacy    *Legacy           // where overrides come from in a tree without the override file
+
+	// Bin is the built binary's absolute path when it no longer sits in
+	// the tree (LoadArm sets it); empty means Tree/Binary.
+	Bin string
+
+	startArgv []string
+	checkArgv []string
+	lines     map[string]int // key ("env.X", "legacy.script") -> line in the gate file
+}
+
+// Legacy names a shell function whose output (or exported variables) gives
+// the overrides of a tree that predates the override file.
+type Legacy struct {
+	Script   string   `toml:"script"`
+	Function string   `toml:"function"`
+	Args     []string `toml:"args"` // passed to the function; @PORT@ and @DIR@ are filled in
+}
+
+type gateTOML struct {
+	Build     string            `toml:"build"`
+	Binary    string            `toml:"binary"`
+	Start     string            `toml:"start"`
+	Check     string            `toml:"check"`
+	Config    string            `toml:"config"`
+	ConfigEnv string            `toml:"config_env"`
+	Overrides string            `toml:"overrides"`
+	Prefix    string            `toml:"prefix"`
+	Ready     string            `toml:"ready"`
+	Compose   []string          `toml:"compose"`
+	Seeds     []string          `toml:"seeds"`
+	Plan      string            `toml:"plan"`
+	Env       map[string]string `toml:"env"`
+	Legacy    *Legacy           `toml:"legacy"`
+}
+
+var (
+	envNameRe   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	placeholder = regexp.MustCompile(`@[A-Za-z_][A-Za-z0-9_]*@`)
+	shellFuncRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_:.-]*$`)
+)
+
+// commandPlaceholders are what start and check may name.
+var commandPlaceholders = map[string]bool{"@BIN@": true, "@PORT@": true, "@DIR@": true, "@CONFIG@": true}
+
+// Load reads treeDir's gate file and checks that the files it names exist.
+// Bad input is refused with exit 2 naming file and line.
+func Load(treeDir string) (*Contract, error) {
+	abs, err := filepath.Abs(treeDir)
+	if err != nil {
+		return nil, fmt.Errorf("reading the gate contract of %s: %w", treeDir, err)
+	}
+	data, err := os.ReadFile(filepath.Join(abs, filepath.FromSlash(GateFile)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, exit.Refusef("%s: not found in %s: add a gate file (see docs/contract.md)", GateFile, abs)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", GateFile, err)
+	}
+	c, err := parse(data)
+	if err != nil {
+		return nil, err
+	}
+	c.Tree = abs
+	if err := c.checkFiles(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// parse reads a gate file's text; it touches no file system, so InCommit can
+// use it on a blob.
+func parse(data []byte) (*Contract, error) {
+	var g gateTOML
+	md, err := toml.Decode(string(data), &g)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, exit.Refusef("%s:%d: %s: fix the TOML syntax", GateFile, pe.Position.Line, pe.Message)
+		}
+		return nil, exit.Refusef("%s: %v: see docs/contract.md for each key's type", GateFile, err)
+	}
+	lines := keyLines(string(data))
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0].String()
+		return nil, exit.Refusef("%s:%d: unknown key %q: the keys are build, binary, start, check, config, config_env, overrides, prefix, ready, compose, seeds, plan, [env] and [legacy] (see docs/contract.md)",
+			GateFile, lines[k], k)
+	}
+	c := &Contract{
+		Build: g.Build, Binary: g.Binary, Start: g.Start, Check: g.Check,
+		Config: g.Config, ConfigEnv: g.ConfigEnv, Overrides: g.Overrides, Prefix: g.Prefix,
+		Env: g.Env, Ready: g.Ready, Compose: g.Compose, Seeds: g.Seeds, Plan: g.Plan,
+		Legacy: g.Legacy, lines: lines,
+	}
+	if c.Overrides == "" {
+		c.Overrides = DefaultOverrides
+	}
+	if c.Plan == "" {
+		c.Plan = DefaultPlan
+	}
+	if c.Env == nil {
+		c.Env = map[string]string{}
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Contract) refuse(key, format string, a ...any) error {
+	if n := c.lines[key]; n > 0 {
+		return exit.Refusef("%s:%d: %s", GateFile, n, fmt.Sprintf(format, a...))
+	}
+	return exit.Refusef("%s: %s", GateFile, fmt.Sprintf(format, a...))
+}
+
+func (c *Contract) validate() error {
+	for _, r := range []struct{ key, val, what string }{
+		{"build", c.Build, `the command that builds the service, e.g. build = "go build -o bin/svc ./cmd/svc"`},
+		{"binary", c.Binary, `the built binary relative to the tree, e.g. binary = "bin/svc"`},
+		{"start", c.Start, `how to start it, e.g. start = "@BIN@ serve"`},
+		{"check", c.Check, `the config check, e.g. check = "@BIN@ config check"`},
+		{"config", c.Config, `the service config to render, e.g. config = "perf/service.toml"`},
+		{"prefix", c.Prefix, `the overrides' variable prefix, e.g. prefix = "SVC__"`},
+		{"ready", c.Ready, `the ready probe, e.g. ready = "/health"`},
+	} {
+		if strings.TrimSpace(r.val) == "" {
+			return exit.Refusef("%s: %s is missing: add %s", GateFile, r.key, r.what)
+		}
+	}
+	paths := []struct{ key, val string }{{"binary", c.Binary}, {"config", c.Config}, {"overrides", c.Overrides}, {"plan", c.Plan}}
+	for i := range c.Compose {
+		paths = append(paths, struct{ key, val string }{"compose", c.Compose[i]})
+	}
+	for i := range c.Seeds {
+		paths = append(paths, struct{ key, val string }{"seeds", c.Seeds[i]})
+	}
+	if c.Legacy != nil {
+		paths = append(paths, struct{ key, val string }{"legacy.script", c.Legacy.Script})
+	}
+	for _, p := range paths {
+		if err := treePath(p.val); err != nil {
+			return c.refuse(p.key, "%s = %q: %v", p.key, p.val, err)
+		}
+	}
+	if !envNameRe.MatchString(c.Prefix) {
+		return c.refuse("prefix", "prefix = %q is not the start of a variable name: use letters, digits and _ (e.g. SVC__)", c.Prefix)
+	}
+	if c.ConfigEnv != "" && !envNameRe.MatchString(c.ConfigEnv) {
+		return c.refuse("config_env", "config_env = %q is not a variable name: use letters, digits and _", c.ConfigEnv)
+	}
+	if c.ConfigEnv != "" && strings.HasPrefix(c.ConfigEnv, c.Prefix) {
+		return c.refuse("config_env", "config_env = %q starts with the overrides' prefix %q: name a variable outside it", c.ConfigEnv, c.Prefix)
+	}
+	var err error
+	if c.startArgv, err = c.commandArgv("start", c.Start); err != nil {
+		return err
+	}
+	if c.checkArgv, err = c.commandArgv("check", c.Check); err != nil {
+		return err
+	}
+	if c.ConfigEnv == "" && !strings.Contains(c.Start, "@CONFIG@") {
+		return c.refuse("start", "the service cannot find its rendered config: set config_env (e.g. config_env = \"SVC_CONFIG\") or name @CONFIG@ in start")
+	}
+	names := make([]string, 0, len(c.Env))
+	for k := range c.Env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		key := "env." + k
+		if !envNameRe.MatchString(k) {
+			return c.refuse(key, "[env] %q is not a variable name: use letters, digits and _", k)
+		}
+		if k == c.ConfigEnv {
+			return c.refuse(key, "[env] sets %s, which perfgate points at the rendered config itself: remove it", k)
+		}
+		if ph := badPlaceholder(c.Env[k], renderPlaceholders); ph != "" {
+			return c.refuse(key, "[env] %s uses the placeholder %s: only @PORT@ and @DIR@ are filled in", k, ph)
+		}
+	}
+	if err := c.validateReady(); err != nil {
+		return err
+	}
+	if c.Legacy != nil {
+		if c.Legacy.Script == "" || c.Legacy.Function == "" {
+			return c.refuse("legacy", "[legacy] needs both script and function, e.g. script = \"scripts/perf/gate.sh\" and function = \"gateway_env\"")
+		}
+		if !shellFuncRe.MatchString(c.Legacy.Function) {
+			return c.refuse("legacy.function", "function = %q is not a shell function name", c.Legacy.Function)
+		}
+		for _, a := range c.Legacy.Args {
+			if ph := badPlaceholder(a, renderPlaceholders); ph != "" {
+				return c.refuse("legacy.args", "args uses the placeholder %s: only @PORT@ and @DIR@ are filled in", ph)
+			}
+		}
+	}
+	return nil
+}
+
+func (c *Contract) commandArgv(key, s string) ([]string, error) {
+	argv, err := splitWords(s)
+	if err != nil {
+		return nil, c.refuse(key, "%s = %q: %v", key, s, err)
+	}
+	if len(argv) == 0 {
+		return nil, c.refuse(key, "%s is empty: name the program to run", key)
+	}
+	for _, a := range argv {
+		for _, ph := range placeholder.FindAllString(a, -1) {
+			if !commandPlaceholders[ph] {
+				return nil, c.refuse(key, "%s uses the placeholder %s: only @BIN@, @PORT@, @DIR@ and @CONFIG@ are filled in", key, ph)
+			}
+		}
+	}
+	return argv, nil
+}
+
+func (c *Contract) validateReady() error {
+	if strings.HasPrefix(c.Ready, "/") {
+		if ph := badPlaceholder(c.Ready, renderPlaceholders); ph != "" {
+			return c.refuse("ready", "ready uses the placeholder %s: only @PORT@ is filled in", ph)
+		}
+		return nil
+	}
+	if ph := badPlaceholder(c.Ready, map[string]bool{"@PORT@": true}); ph != "" {
+		return c.refuse("ready", "ready uses the placeholder %s: only @PORT@ is filled in", ph)
+	}
+	u, err := url.Parse(strings.ReplaceAll(c.Ready, "@PORT@", "1"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c.refuse("ready", "ready = %q is neither a path (\"/health\") nor an http URL (\"http://127.0.0.1:@PORT@/health\")", c.Ready)
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return c.refuse("ready", "ready = %q probes %s: perfgate only probes loopback, use 127.0.0.1", c.Ready, host)
+	}
+	return nil
+}
+
+// treePath refuses a path that leaves the tree, so one arm never reads the
+// other's files through its contract.
+func treePath(p string) error {
+	if p == "" {
+		return nil
+	}
+	if filepath.IsAbs(p) || path.IsAbs(p) {
+		return errors.New("is absolute: name a path relative to the tree's root")
+	}
+	if c := path.Clean(filepath.ToSlash(p)); c == ".." || strings.HasPrefix(c, "../") {
+		return errors.New("leaves the tree: name a path inside it")
+	}
+	return nil
+}
+
+func (c *Contract) path(rel string) string {
+	return filepath.Join(c.Tree, filepath.FromSlash(rel))
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// checkFiles refuses a contract whose files are missing from the tree.
+func (c *Contract) checkFiles() error {
+	if !exists(c.path(c.Config)) {
+		return c.refuse("config", "config = %q: the tree has no such file: add it or fix the path", c.Config)
+	}
+	if exists(c.path(c.Overrides)) {
+		return nil
+	}
+	if c.Legacy == nil {
+		return exit.Refusef("%s: the tree carries neither %s nor a legacy script whose function sets %s overrides: add %s (one %sNAME=VALUE a line)",
+			GateFile, c.Overrides, c.Prefix, c.Overrides, c.Prefix)
+	}
+	if !exists(c.path(c.Legacy.Script)) {
+		return exit.Refusef("%s:%d: the tree carries neither %s nor %s: add %s (one %sNAME=VALUE a line)",
+			GateFile, c.lines["legacy.script"], c.Overrides, c.Legacy.Script, c.Overrides, c.Prefix)
+	}
+	return nil
+}
+
+// BinPath is the absolute path of the arm's built binary.
+func (c *Contract) BinPath() string {
+	if c.Bin != "" {
+		return c.Bin
+	}
+	return c.path(c.Binary)
+}

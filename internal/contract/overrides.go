@@ -1,0 +1,89 @@
+package contract
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+// renderPlaceholders are the only ones the service config, the overrides and
+// the fixed environment may name.
+var renderPlaceholders = map[string]bool{"@PORT@": true, "@DIR@": true}
+
+// badPlaceholder returns the first placeholder in s that allowed lacks.
+func badPlaceholder(s string, allowed map[string]bool) string {
+	for _, ph := range placeholder.FindAllString(s, -1) {
+		if !allowed[ph] {
+			return ph
+		}
+	}
+	return ""
+}
+
+// ParseOverrides reads an override file: one NAME=VALUE a line, NAME starting
+// with prefix; blank lines and lines starting with # are skipped; one pair of
+// matching quotes around VALUE is removed. It returns NAME=VALUE pairs in file
+// order, with @PORT@ and @DIR@ left for Render to fill. Any line that sets no
+// prefixed variable, a name set twice or another placeholder is refused with
+// exit 2 naming file and line.
+func ParseOverrides(file string, data []byte, prefix string) ([]string, error) {
+	if !envNameRe.MatchString(prefix) {
+		return nil, exit.Refusef("%s: the prefix %q is not the start of a variable name: fix prefix in %s", file, prefix, GateFile)
+	}
+	if !utf8.Valid(data) {
+		return nil, exit.Refusef("%s: is not UTF-8 text: save it as UTF-8", file)
+	}
+	var out []string
+	seen := map[string]int{}
+	for i, raw := range bytes.Split(data, []byte("\n")) {
+		n := i + 1
+		line := strings.TrimSuffix(string(raw), "\r")
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		name, value, ok := strings.Cut(trimmed, "=")
+		if ok && name != strings.TrimSpace(name) && strings.HasPrefix(name, prefix) && envNameRe.MatchString(strings.TrimSpace(name)) {
+			return nil, exit.Refusef("%s:%d: %s has a space before =: write %s=VALUE", file, n, quoteLine(trimmed), strings.TrimSpace(name))
+		}
+		if !ok || !strings.HasPrefix(name, prefix) || len(name) == len(prefix) || !envNameRe.MatchString(name) {
+			return nil, exit.Refusef("%s:%d: %s sets no %s variable: write one %sNAME=VALUE a line (or a # comment)",
+				file, n, quoteLine(trimmed), prefix, prefix)
+		}
+		value = unquoteValue(value)
+		if strings.ContainsRune(value, 0) {
+			return nil, exit.Refusef("%s:%d: the value of %s holds a NUL byte: remove it", file, n, name)
+		}
+		if ph := badPlaceholder(value, renderPlaceholders); ph != "" {
+			return nil, exit.Refusef("%s:%d: %s uses the placeholder %s: only @PORT@ and @DIR@ are filled in", file, n, name, ph)
+		}
+		if first, dup := seen[name]; dup {
+			return nil, exit.Refusef("%s:%d: %s is already set on line %d: keep one of them", file, n, name, first)
+		}
+		seen[name] = n
+		out = append(out, name+"="+value)
+	}
+	return out, nil
+}
+
+func unquoteValue(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+// quoteLine shows a refused line without its value, which may be a secret,
+// and without flooding the terminal.
+func quoteLine(s string) string {
+	if name, _, ok := strings.Cut(s, "="); ok {
+		s = name + "=..."
+	}
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}

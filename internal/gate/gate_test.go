@@ -1,0 +1,185 @@
+package gate
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/plan"
+)
+
+// exampled is the example service, built once for the package's tests.
+var exampled string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "perfgate-gate-test")
+	if err != nil {
+		panic(err)
+	}
+	exampled = filepath.Join(dir, "exampled")
+	out, err := exec.Command("go", "build", "-o", exampled, "../../examples/service/cmd/exampled").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		os.RemoveAll(dir)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+const testPlan = `
+[[group]]
+name = "hello"
+method = "GET"
+path = "/hello"
+expect = [200]
+
+[[group]]
+name = "item"
+method = "GET"
+path = "/items/42"
+expect = [200]
+`
+
+// shortPlan is testPlan with a run short enough for the suite: the rules
+// are the seed's, the durations are not.
+func shortPlan(t *testing.T, idle time.Duration) *plan.Plan {
+	t.Helper()
+	p, err := plan.Parse("test-plan.toml", []byte(testPlan))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.AB.Pairs, p.AB.Warmup, p.AB.Measure, p.AB.Rate, p.AB.Idle = 4, 500*time.Millisecond, 3*time.Second, 100, idle
+	return p
+}
+
+func service(flags ...string) ArmSpec {
+	return ArmSpec{Command: append([]string{exampled, "--addr", "127.0.0.1:@PORT@"}, flags...), Ready: "/healthz"}
+}
+
+func gateRun(t *testing.T, p *plan.Plan, base, head ArmSpec, store bool) judge.Verdict {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	vars, err := plan.ResolveVars(p, nil, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	rep, err := Run(ctx, Options{Plan: p, Vars: vars, Base: base, Head: head, OutDir: out, Seed: 1, Store: store})
+	if err != nil {
+		t.Fatalf("gate run: %v", err)
+	}
+	for _, f := range []string{ReportFile, SummaryFile} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("the run wrote no %s: %v", f, err)
+		}
+	}
+	t.Logf("verdict %s; failures %q; cannot judge %q; notes %q", rep.Verdict.Word(), rep.Verdict.Failures, rep.Verdict.CannotJudge, rep.Verdict.Notes)
+	return rep.Verdict
+}
+
+func TestAAPasses(t *testing.T) {
+	v := gateRun(t, shortPlan(t, 0), service("--latency", "5ms"), service("--latency", "5ms"), false)
+	if v.Code != judge.Pass {
+		t.Fatalf("A/A: verdict %s, want pass", v.Word())
+	}
+	if exit.Code(VerdictError(v)) != 0 {
+		t.Errorf("A/A maps to exit %d", exit.Code(VerdictError(v)))
+	}
+}
+
+func TestSlowdownFailsNamingMetric(t *testing.T) {
+	v := gateRun(t, shortPlan(t, 0), service("--latency", "5ms"), service("--latency", "5ms", "--latency-factor", "1.3"), false)
+	if v.Code != judge.Regression {
+		t.Fatalf("30%% slower head: verdict %s, want regression", v.Word())
+	}
+	named := false
+	for _, m := range v.Metrics {
+		if m.Fail && strings.HasPrefix(m.ID, "p50.") {
+			named = true
+		}
+	}
+	if !named || !strings.Contains(strings.Join(v.Failures, " "), "p50.") {
+		t.Errorf("no failing p50 metric named: %q", v.Failures)
+	}
+	if exit.Code(VerdictError(v)) != 1 {
+		t.Errorf("regression maps to exit %d, want 1", exit.Code(VerdictError(v)))
+	}
+}
+
+func TestStallingHeadCannotBeJudged(t *testing.T) {
+	v := gateRun(t, shortPlan(t, 0), service("--latency", "2ms"), service("--latency", "2ms", "--stall", "400ms", "--stall-every", "1s"), false)
+	if v.Code != judge.CannotJudge {
+		t.Fatalf("stalling head: verdict %s, want cannot judge", v.Word())
+	}
+	if exit.Code(VerdictError(v)) != 2 {
+		t.Errorf("cannot judge maps to exit %d, want 2", exit.Code(VerdictError(v)))
+	}
+}
+
+func TestWrongStatus(t *testing.T) {
+	t.Run("head fails", func(t *testing.T) {
+		v := gateRun(t, shortPlan(t, 0), service(), service("--status-override", "/hello=500"), false)
+		if v.Code != judge.Regression || !strings.Contains(strings.Join(v.Failures, " "), "hello") {
+			t.Fatalf("head answering 500: verdict %s, failures %q; want a regression naming hello", v.Word(), v.Failures)
+		}
+	})
+	t.Run("base is a note", func(t *testing.T) {
+		v := gateRun(t, shortPlan(t, 0), service("--status-override", "/hello=404"), service(), false)
+		if v.Code == judge.Regression {
+			t.Fatalf("base answering 404 failed the gate: %q", v.Failures)
+		}
+		if !strings.Contains(strings.Join(v.Notes, " "), "hello") {
+			t.Errorf("no note names the base's wrong answers: %q", v.Notes)
+		}
+	})
+}
+
+func TestIdlePhase(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		store bool
+		want  string
+	}{
+		{"quiet head passes", nil, true, ""},
+		{"head burning CPU fails", []string{"--idle-busy", "0.2"}, false, "CPU"},
+		{"head committing while idle fails", []string{"--idle-commits", "20"}, true, "tx"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := shortPlan(t, 4*time.Second)
+			p.AB.Pairs = 1
+			head := service(tc.flags...)
+			if tc.store {
+				head.Command = append(head.Command, "--store-file", "@DIR@/store.dsn")
+			}
+			base := service()
+			if tc.store {
+				base.Command = append(base.Command, "--store-file", "@DIR@/store.dsn")
+			}
+			v := gateRun(t, p, base, head, tc.store)
+			if v.Idle == nil {
+				t.Fatal("no idle result")
+			}
+			t.Logf("idle: CPU %.3f of a core, %.2f tx/s (store measured %v)", v.Idle.CPU, v.Idle.TxPerSec, v.Idle.StoreMeasured)
+			failed := v.Idle.CPUFail || v.Idle.TxFail
+			if tc.want == "" {
+				if failed {
+					t.Fatalf("a quiet head failed the idle phase: %q", v.Failures)
+				}
+				return
+			}
+			if !failed || v.Code != judge.Regression {
+				t.Fatalf("verdict %s, idle %+v: want the idle phase to fail on %s", v.Word(), *v.Idle, tc.want)
+			}
+		})
+	}
+}

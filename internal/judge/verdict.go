@@ -1,0 +1,80 @@
+package judge
+
+// The verdict codes, the same as the process exit codes.
+const (
+	Pass        = 0
+	Regression  = 1
+	CannotJudge = 2
+)
+
+// Interval is a paired confidence interval of the head/base ratio over the
+// pairs: the Hodges-Lehmann estimate with the interval the Wilcoxon
+// signed-rank test gives. Confidence is what the interval really reaches,
+// which with few pairs is below the 95 % asked for (87.5 % with 4 pairs).
+// N counts the pairs it used (pairs with a zero value in an arm are left out).
+type Interval struct {
+	Estimate   float64 `json:"estimate"`
+	Lo         float64 `json:"lo"`
+	Hi         float64 `json:"hi"`
+	Confidence float64 `json:"confidence"`
+	N          int     `json:"n"`
+}
+
+// MetricResult is the judgement of one metric. Base and Head are the
+// medians over the phases; Worse is how much worse the head is, as a
+// fraction (negative when better); Floor the worse of the arms' spreads;
+// Threshold the larger of Tolerance and Floor. ZeroBase marks a base median
+// of 0, where no ratio exists and Ratio and Worse hold 0 (see docs/judge.md).
+// PairRatios holds head/base per pair, 0 where the base phase was 0.
+type MetricResult struct {
+	Metric
+	Base            float64   `json:"base"`
+	Head            float64   `json:"head"`
+	Ratio           float64   `json:"ratio"`
+	Worse           float64   `json:"worse"`
+	ZeroBase        bool      `json:"zero_base,omitempty"`
+	BaseSpread      float64   `json:"base_spread"`
+	HeadSpread      float64   `json:"head_spread"`
+	Tolerance       float64   `json:"tolerance"`
+	ToleranceSource string    `json:"tolerance_source"`
+	Floor           float64   `json:"floor"`
+	Threshold       float64   `json:"threshold"`
+	Pairs           int       `json:"pairs"`
+	PairsBreached   int       `json:"pairs_breached"`
+	PairRatios      []float64 `json:"pair_ratios"`
+	Breach          bool      `json:"breach"`
+	Fail            bool      `json:"fail"`
+	CI              Interval  `json:"interval"`
+}
+
+// IdleResult is the idle phase against its limits (defaults filled in).
+type IdleResult struct {
+	Idle
+	CPUFail bool `json:"cpu_fail"`
+	TxFail  bool `json:"tx_fail"`
+}
+
+// Verdict is the judge's answer. Code is Pass, Regression or CannotJudge;
+// cannot judge wins over regression, since a run that cannot be judged
+// says nothing about the code. Every reason is kept whatever the code, so a
+// reader of a cannot-judge verdict still sees what would have failed.
+type Verdict struct {
+	Code        int            `json:"code"`
+	Metrics     []MetricResult `json:"metrics"`
+	Idle        *IdleResult    `json:"idle,omitempty"`
+	CannotJudge []string       `json:"cannot_judge,omitempty"`
+	Failures    []string       `json:"failures,omitempty"`
+	Notes       []string       `json:"notes,omitempty"`
+}
+
+// Word is the verdict in one word, as summaries print it.
+func (v Verdict) Word() string {
+	switch v.Code {
+	case Pass:
+		return "pass"
+	case Regression:
+		return "regression"
+	default:
+		return "cannot judge"
+	}
+}

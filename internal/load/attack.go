@@ -1,0 +1,343 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Attack is one open-loop run against one target.
+type Attack struct {
+	Target       string         // base URL, e.g. http://127.0.0.1:8080 or https://...
+	CAFile       string         // TLS: trust this CA
+	Source       Source         // the requests, in order
+	Groups       []Group        // index = Request.Group
+	Pacer        Pacer          // covers warm-up + measured window
+	Warmup       time.Duration  // arrivals before this are sent but not measured
+	Duration     time.Duration  // measured window after warm-up
+	Start        time.Time      // schedule origin shared by paired attacks (zero: now)
+	Offset       time.Duration  // every arrival shifted by this (A/B: half an interval)
+	ServerTiming string         // "" = parse `Server-Timing: ...;dur=`; else a named header holding ms
+	Progress     func(Snapshot) // optional, called about once a second
+
+	// MaxConns caps the connections (one per in-flight request); 0 means
+	// 10,000. An arrival finding every connection busy at the cap waits and
+	// is sent late.
+	MaxConns int
+	// MaxLateness is how late an arrival may be sent; one later still is
+	// dropped and counted. 0 means 1 s.
+	MaxLateness time.Duration
+	// Timeout bounds each request, connecting included; 0 means 30 s.
+	Timeout time.Duration
+}
+
+// Result is what an attack measured, over the measured window only.
+type Result struct {
+	Groups   []*GroupStats    // index = Request.Group
+	Halves   [2][]*GroupStats // first/second half of the measured window (by intended time)
+	Schedule Schedule
+	Measured time.Duration // the measured window; shorter when canceled
+	Start    time.Time     // the schedule origin, offset included
+	Canceled bool          // ctx was canceled before the window closed
+}
+
+// Total merges every group.
+func (r *Result) Total() *GroupStats { return Merge(r.Groups) }
+
+// Snapshot is the progress of a running attack.
+type Snapshot struct {
+	Elapsed  time.Duration // since the schedule origin
+	Warmup   bool          // still in the warm-up
+	Rate     float64       // requests finished per second over the last interval
+	Done     uint64        // measured requests finished
+	P50, P99 time.Duration // measured latency so far
+	Failures uint64        // measured requests without an expected answer
+	Dropped  uint64
+}
+
+type hitKind uint8
+
+const (
+	hitDone     hitKind = iota // sent and finished: answered or failed
+	hitDropped                 // never sent
+	hitCanceled                // sent, abandoned on cancel
+)
+
+type hit struct {
+	kind                 hitKind
+	measured             bool
+	half                 uint8
+	group                int
+	intended, sent, done time.Time
+	status               int
+	errKind              string
+	serverDur            int64
+	bytesIn, bytesOut    uint64
+}
+
+type job struct {
+	intended time.Time
+	measured bool
+	half     uint8
+	req      Request
+}
+
+// Run drives the attack and returns what the measured window measured.
+// Canceling ctx stops at once and returns the partial result with
+// Result.Canceled set and a nil error; an error means nothing ran.
+func Run(ctx context.Context, a Attack) (*Result, error) {
+	switch {
+	case a.Source == nil:
+		return nil, errors.New("attack has no request source")
+	case a.Pacer == nil:
+		return nil, errors.New("attack has no pacer")
+	case a.Duration <= 0:
+		return nil, fmt.Errorf("attack duration %v: the measured window must be longer than zero", a.Duration)
+	case a.Warmup < 0:
+		return nil, fmt.Errorf("attack warm-up %v is negative", a.Warmup)
+	}
+	if a.Timeout <= 0 {
+		a.Timeout = 30 * time.Second
+	}
+	if a.MaxLateness <= 0 {
+		a.MaxLateness = time.Second
+	}
+	if a.MaxConns <= 0 {
+		a.MaxConns = 10000
+	}
+	ep, err := endpointFor(ctx, &a, a.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	sl, err := newSleeper()
+	if err != nil {
+		return nil, err
+	}
+	origin := a.Start
+	if origin.IsZero() {
+		origin = time.Now()
+	}
+	origin = origin.Add(a.Offset)
+	t := &attacker{
+		a: &a, ep: ep, sl: sl, origin: origin,
+		windowEnd: origin.Add(a.Warmup + a.Duration),
+		work:      make(chan job),
+		hits:      make(chan hit, 4096),
+		conns:     map[*conn]struct{}{},
+	}
+	go t.run(ctx)
+	return collect(ctx, &a, t), nil
+}
+
+type attacker struct {
+	a         *Attack
+	ep        *endpoint
+	sl        *sleeper
+	origin    time.Time
+	windowEnd time.Time
+	work      chan job
+	hits      chan hit
+	stopping  atomic.Bool
+	wg        sync.WaitGroup
+	workers   int
+
+	mu    sync.Mutex
+	conns map[*conn]struct{}
+
+	// Written by run before it closes hits.
+	intended uint64
+	stopped  time.Time // when cancel stopped the schedule; zero if it ran out
+}
+
+// run is the scheduling loop. It owns the workers: it starts them, closes
+// their work channel, waits for them, and then closes hits.
+func (t *attacker) run(ctx context.Context) {
+	defer close(t.hits)
+	defer t.sl.close()
+	finished := make(chan struct{})
+	var watch sync.WaitGroup
+	watch.Add(1)
+	go func() {
+		defer watch.Done()
+		select {
+		case <-ctx.Done():
+			t.stopping.Store(true)
+			t.abortAll()
+		case <-finished:
+		}
+	}()
+	windowClosed := make(chan struct{})
+	closer := time.AfterFunc(time.Until(t.windowEnd), func() { close(windowClosed) })
+
+	a := t.a
+	end := a.Warmup + a.Duration
+	halfAt := a.Warmup + a.Duration/2
+	var due time.Duration
+	for n := uint64(0); ; n++ {
+		wait, stop := a.Pacer.Pace(due, n)
+		if stop {
+			break
+		}
+		if wait > 0 {
+			due += wait
+		}
+		if due >= end {
+			break
+		}
+		intended := t.origin.Add(due)
+		if !t.sleepUntil(ctx, intended) {
+			t.stopped = time.Now()
+			break
+		}
+		measured := due >= a.Warmup
+		var half uint8
+		if due >= halfAt {
+			half = 1
+		}
+		if measured {
+			t.intended++
+		}
+		group := -1
+		if now := time.Now(); now.Sub(intended) > a.MaxLateness || !now.Before(t.windowEnd) {
+			t.hits <- hit{kind: hitDropped, measured: measured, half: half, group: group, intended: intended}
+			continue
+		}
+		stage := Warmup
+		if measured {
+			stage = Measured
+		}
+		j := job{intended: intended, measured: measured, half: half, req: a.Source.Next(stage)}
+		select {
+		case t.work <- j:
+			continue
+		default:
+		}
+		if t.workers < a.MaxConns {
+			t.workers++
+			t.wg.Add(1)
+			go t.worker(ctx)
+			t.work <- j
+			continue
+		}
+		select {
+		case t.work <- j:
+		case <-windowClosed:
+			t.hits <- hit{kind: hitDropped, measured: measured, half: half, group: j.req.Group, intended: intended}
+		case <-ctx.Done():
+			t.hits <- hit{kind: hitDropped, measured: measured, half: half, group: j.req.Group, intended: intended}
+		}
+	}
+	closer.Stop()
+	close(t.work)
+	t.wg.Wait()
+	close(finished)
+	watch.Wait()
+	if t.stopped.IsZero() && ctx.Err() != nil {
+		t.stopped = time.Now()
+	}
+}
+
+// sleepUntil waits for an arrival's intended time; false when canceled.
+func (t *attacker) sleepUntil(ctx context.Context, at time.Time) bool {
+	for {
+		if t.stopping.Load() {
+			return false
+		}
+		d := time.Until(at)
+		switch {
+		case d <= 0:
+			return true
+		case d > 50*time.Millisecond:
+			// A long gap (a zero-rate stage, a start in the future): wait
+			// on the runtime's timer, which can be interrupted, and finish
+			// with the precise sleeper.
+			tm := time.NewTimer(d - 10*time.Millisecond)
+			select {
+			case <-ctx.Done():
+				tm.Stop()
+				return false
+			case <-tm.C:
+			}
+		case d < 20*time.Microsecond:
+			runtime.Gosched()
+		default:
+			t.sl.sleep(d)
+		}
+	}
+}
+
+func (t *attacker) worker(ctx context.Context) {
+	defer t.wg.Done()
+	var c *conn
+	defer func() {
+		if c != nil {
+			t.forget(c)
+		}
+	}()
+	for j := range t.work {
+		h := hit{measured: j.measured, half: j.half, group: j.req.Group, intended: j.intended, serverDur: -1}
+		if t.stopping.Load() {
+			h.kind = hitDropped
+			t.hits <- h
+			continue
+		}
+		h.sent = time.Now()
+		var err error
+		if c == nil {
+			c, err = dial(ctx, t.ep)
+			if err == nil {
+				t.remember(c)
+			}
+		}
+		var keep bool
+		if err == nil {
+			c.nc.SetDeadline(h.sent.Add(t.a.Timeout))
+			if t.stopping.Load() { // after the deadline, so abortAll's cannot be overwritten unseen
+				err = context.Canceled
+			} else {
+				var resp response
+				resp, keep, err = c.do(t.ep, &j.req)
+				h.status, h.serverDur, h.bytesIn, h.bytesOut = resp.status, resp.serverDur, resp.bytesIn, resp.bytesOut
+			}
+		}
+		h.done = time.Now()
+		if err != nil {
+			if t.stopping.Load() {
+				h.kind = hitCanceled
+			} else {
+				h.errKind = errorKind(err)
+			}
+		}
+		if (err != nil || !keep) && c != nil {
+			t.forget(c)
+			c = nil
+		}
+		t.hits <- h
+	}
+}
+
+func (t *attacker) remember(c *conn) {
+	t.mu.Lock()
+	t.conns[c] = struct{}{}
+	t.mu.Unlock()
+}
+
+func (t *attacker) forget(c *conn) {
+	t.mu.Lock()
+	delete(t.conns, c)
+	t.mu.Unlock()
+	c.close()
+}
+
+// abortAll makes every in-flight read and write fail at once.
+func (t *attacker) abortAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for c := range t.conns {
+		c.nc.SetDeadline(time.Unix(1, 0))
+	}
+}

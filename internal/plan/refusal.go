@@ -1,0 +1,100 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+// problem is one thing wrong with a plan; parsing collects them all and
+// reports the first in the plan file, so the user fixes the file top down.
+type problem struct {
+	file string
+	line int
+	msg  string
+}
+
+type problems struct {
+	plan string
+	list []problem
+}
+
+func (ps *problems) add(file string, line int, format string, a ...any) {
+	ps.list = append(ps.list, problem{file: file, line: line, msg: fmt.Sprintf(format, a...)})
+}
+
+// first returns the problem earliest in the plan file, else the first found
+// in another file (a data or body file), as one exit-2 refusal.
+func (ps *problems) first() error {
+	if len(ps.list) == 0 {
+		return nil
+	}
+	list := append([]problem(nil), ps.list...)
+	sort.SliceStable(list, func(i, j int) bool {
+		pi, pj := list[i].file == ps.plan, list[j].file == ps.plan
+		if pi != pj {
+			return pi
+		}
+		if pi {
+			return list[i].line < list[j].line
+		}
+		return false
+	})
+	p := list[0]
+	return exit.Refusef("%s:%d: %s", p.file, p.line, p.msg)
+}
+
+// nearest suggests the known word closest to w, when one is close enough to
+// be the typo it probably is.
+func nearest(w string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := distance(strings.ToLower(w), strings.ToLower(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best != "" && bestD >= len(w) {
+		return ""
+	}
+	return best
+}
+
+func distance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		if a == b {
+			return 0
+		}
+		return 64
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// oneOf names the fix for an unknown word: the near miss, or every choice.
+func oneOf(w string, known []string, format string) string {
+	if n := nearest(w, known); n != "" {
+		return fmt.Sprintf(format, n)
+	}
+	quoted := make([]string, len(known))
+	for i, k := range known {
+		quoted[i] = fmt.Sprintf(format, k)
+	}
+	return "one of " + strings.Join(quoted, ", ")
+}

@@ -1,0 +1,174 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/perfgate/perfgate/internal/judge"
+)
+
+// unitLabel is how a metric's unit reads in a table; bytes read as MiB.
+func unitLabel(unit string) string {
+	if unit == "bytes" {
+		return "MiB"
+	}
+	return unit
+}
+
+// value formats v in the metric's unit as a table shows it.
+func value(unit string, v float64) string {
+	if unit == "bytes" {
+		v /= 1 << 20
+	}
+	return num(v)
+}
+
+// num keeps about three significant figures without exponents.
+func num(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case a >= 0.001:
+		return strconv.FormatFloat(v, 'f', 3+int(-math.Floor(math.Log10(a)))-1, 64)
+	default:
+		return strconv.FormatFloat(v, 'g', 2, 64)
+	}
+}
+
+// pct formats a fraction as a percentage: 0.25 -> "25 %", 0.041 -> "4.1 %".
+func pct(f float64) string {
+	p := f * 100
+	if math.Abs(p-math.Round(p)) < 0.05 {
+		return fmt.Sprintf("%.0f %%", p)
+	}
+	return fmt.Sprintf("%.1f %%", p)
+}
+
+func ratio(r judge.MetricResult) string {
+	if r.ZeroBase {
+		if r.Head == 0 {
+			return "= (0)"
+		}
+		return "new (from 0)"
+	}
+	return strconv.FormatFloat(r.Ratio, 'f', 2, 64)
+}
+
+func interval(ci judge.Interval) string {
+	if ci.N == 0 {
+		return "none (no pair without a 0)"
+	}
+	if ci.N == 1 {
+		return fmt.Sprintf("%.2f (1 pair)", ci.Estimate)
+	}
+	return fmt.Sprintf("%.2f [%.2f, %.2f] %s", ci.Estimate, ci.Lo, ci.Hi, pct(ci.Confidence))
+}
+
+func pairsBreached(r judge.MetricResult) string {
+	return fmt.Sprintf("%d of %d", r.PairsBreached, r.Pairs)
+}
+
+// outcome is a metric's state in one word or three.
+func outcome(r judge.MetricResult) string {
+	switch {
+	case r.Fail:
+		return "FAIL"
+	case r.Breach:
+		return "breach, not most pairs"
+	default:
+		return "ok"
+	}
+}
+
+// metricNotes says in words what the numbers of one metric mean when they
+// need saying.
+func metricNotes(r judge.MetricResult) []string {
+	var n []string
+	if r.ZeroBase {
+		if r.HigherIsBetter || r.Head == 0 {
+			n = append(n, fmt.Sprintf("%s: the base's median is 0, so there is no ratio; a higher-is-better metric cannot get worse than 0, and 0 against 0 is equal", r.ID))
+		} else {
+			n = append(n, fmt.Sprintf("%s: the base's median is 0, so there is no ratio; any rise from 0 breaches", r.ID))
+		}
+	}
+	if r.Floor > r.Tolerance {
+		who := "base"
+		if r.HeadSpread > r.BaseSpread {
+			who = "head"
+		}
+		n = append(n, fmt.Sprintf("%s: the %s's phases strayed %s from its median, over the %s tolerance, so the threshold is that noise floor", r.ID, who, pct(r.Floor), pct(r.Tolerance)))
+	}
+	// A plan that spells out the defaults is no news; say only what moved.
+	if r.ToleranceSource != "default" && r.ToleranceSource != "" && r.Tolerance != judge.DefaultTolerance[r.Class] {
+		n = append(n, fmt.Sprintf("%s: tolerance %s set for this %s", r.ID, pct(r.Tolerance), map[string]string{"metric": "metric", "class": "class (" + string(r.Class) + ")"}[r.ToleranceSource]))
+	}
+	return n
+}
+
+// intervalNote says once how sure the intervals can be with this many pairs.
+func intervalNote(v judge.Verdict) string {
+	n := 0
+	conf := 0.0
+	for _, m := range v.Metrics {
+		if m.CI.N > n {
+			n, conf = m.CI.N, m.CI.Confidence
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	want := judge.PairsFor(judge.WantConfidence)
+	s := fmt.Sprintf("The interval is the Hodges-Lehmann estimate of head/base over the %d pairs with its Wilcoxon signed-rank interval", n)
+	if n < want {
+		return s + fmt.Sprintf(": with %d pairs it can reach only %s confidence, and at that it is the whole range of the pair ratios, so read it as how far the pairs disagree, not as proof; %d pairs reach %s.", n, pct(conf), want, pct(judge.WantConfidence))
+	}
+	return s + fmt.Sprintf(" at %s confidence.", pct(conf))
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+// armLine is "`abc123` (main): why".
+func armLine(a Arm) string {
+	var b strings.Builder
+	if a.Commit != "" {
+		fmt.Fprintf(&b, "`%s`", short(a.Commit))
+	} else {
+		b.WriteString("(no commit)")
+	}
+	if a.Ref != "" {
+		fmt.Fprintf(&b, " (%s)", a.Ref)
+	}
+	if a.Why != "" {
+		fmt.Fprintf(&b, ": %s", a.Why)
+	}
+	return b.String()
+}
+
+func settingsLine(s Settings) string {
+	line := fmt.Sprintf("%d pairs of %s warm-up + %s measured at %s arrivals/s to each arm", s.Pairs, s.Warmup, s.Measure, strconv.FormatFloat(s.Rate, 'f', -1, 64))
+	if s.Idle > 0 {
+		line += fmt.Sprintf("; idle phase %s", s.Idle)
+	}
+	if s.Plan != "" {
+		line += fmt.Sprintf("; plan %s", s.Plan)
+	}
+	return line
+}
+
+func exitLine(v judge.Verdict) string {
+	return fmt.Sprintf("%s (exit %d)", v.Word(), v.Code)
+}

@@ -1,0 +1,150 @@
+package report_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/report"
+	"github.com/perfgate/perfgate/internal/report/reporttest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run `go test ./internal/report -update` to make it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; run with -update if the change is meant.\n--- got ---\n%s", path, got)
+	}
+}
+
+func TestRenderGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    *report.Report
+		code int
+	}{
+		{"pass", reporttest.Pass(), 0},
+		{"regression", reporttest.Regression(), 1},
+		{"cannot-judge", reporttest.CannotJudge(), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.r.Verdict.Code != tc.code {
+				t.Fatalf("fixture verdict %d, want %d: %+v", tc.r.Verdict.Code, tc.code, tc.r.Verdict)
+			}
+			var md, txt bytes.Buffer
+			if err := report.Markdown(&md, tc.r); err != nil {
+				t.Fatal(err)
+			}
+			if err := report.Text(&txt, tc.r); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name+".md", md.Bytes())
+			golden(t, tc.name+".txt", txt.Bytes())
+		})
+	}
+}
+
+func TestMarkdownHolds(t *testing.T) {
+	var md bytes.Buffer
+	if err := report.Markdown(&md, reporttest.Regression()); err != nil {
+		t.Fatal(err)
+	}
+	s := md.String()
+	for _, want := range []string{
+		"## ❌ perfgate: regression (exit 1)",
+		"p50.search: the head is worse by 35.5 % (5.312 vs 3.921 ms; threshold 25 %), breaching in 4 of 4 pairs",
+		"| base | `4f1c2a9e8d7b` (main): the merge base",
+		"| CPU | 0.40 % of one core | under 2.00 % | ok |",
+		"| p50.search (ms) |",
+		"4 of 4",
+		"```mermaid\nxychart-beta",
+		"bar [",
+		"line [",
+		"6 pairs reach 95 %",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+}
+
+func TestRenderEdges(t *testing.T) {
+	r := reporttest.Pass()
+	in := &r.Input
+	for i := range in.Base {
+		in.Base[i].Values["tx_per_request"] = 0
+		in.Head[i].Values["tx_per_request"] = 0.5
+	}
+	in.Base[3].Values["peak_memory"] *= 1.6
+	in.Tolerance = map[string]float64{"latency": 0.25, "p99.search": 0.4}
+	in.Idle = nil
+	in.Metrics[1].ID = "p50.a|b"
+	for i := range in.Base {
+		in.Base[i].Values["p50.a|b"] = in.Base[i].Values["p50.search"]
+		in.Head[i].Values["p50.a|b"] = in.Head[i].Values["p50.search"]
+	}
+	r.Verdict = judge.Judge(*in)
+	r.Rejudged = true
+	r.Attempt, r.CPUModel = 0, ""
+
+	var md, txt bytes.Buffer
+	if err := report.Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Text(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"## ❌ perfgate: regression (exit 1)",
+		"_Judged again offline by `perfgate compare`, tolerances: latency 25 %, p99.search 40 %._",
+		"- tx_per_request: the head rose from 0 to 0.5 tx, breaching in 4 of 4 pairs",
+		"| tx_per_request (tx) | 0 | 0.500 | new (from 0) |",
+		"tx_per_request: the base's median is 0, so there is no ratio; any rise from 0 breaches",
+		"peak_memory: the base's phases strayed",
+		"so the threshold is that noise floor",
+		"p99.search: tolerance 40 % set for this metric",
+		"No idle phase ran.",
+		`| p50.a\|b (ms) |`,
+		`"a|b 1"`,
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+	if strings.Contains(md.String(), "latency: tolerance") || strings.Contains(md.String(), "p50.search: tolerance 25 %") {
+		t.Errorf("a tolerance equal to the default got a note:\n%s", md.String())
+	}
+	if strings.Contains(md.String(), "| attempt |") {
+		t.Error("attempt row without an attempt")
+	}
+	for _, want := range []string{"perfgate: regression (exit 1)", "judged again offline", "new (from 0)", "tx_per_request: the head rose from 0"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, txt.String())
+		}
+	}
+	for _, line := range strings.Split(txt.String(), "\n") {
+		if strings.HasSuffix(line, " ") {
+			t.Errorf("trailing space in %q", line)
+		}
+	}
+}

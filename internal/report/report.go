@@ -1,0 +1,162 @@
+// Package report holds a gate's versioned JSON report, which carries all
+// the judge needs so `perfgate compare` can judge it again offline, and
+// renders it: the Markdown job summary and the terminal summary. The
+// numbers come from the judge; this package only words and lays them out.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/judge"
+)
+
+// Version is the report format this perfgate writes and the newest it
+// reads. Bump it when a field changes meaning or goes away.
+const Version = 1
+
+// Arm names one build: its name ("base", "head"), commit, ref and why it
+// was chosen.
+type Arm struct {
+	Name   string `json:"name"`
+	Commit string `json:"commit,omitempty"`
+	Ref    string `json:"ref,omitempty"`
+	Why    string `json:"why,omitempty"`
+}
+
+// Duration is a time.Duration that reads and writes as "10s" in JSON.
+type Duration time.Duration
+
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("duration %q: write it like 10s or 1m30s", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// String reads "60s" rather than Go's "1m0s" for whole seconds.
+func (d Duration) String() string {
+	if v := time.Duration(d); v%time.Second == 0 {
+		return fmt.Sprintf("%ds", v/time.Second)
+	}
+	return time.Duration(d).String()
+}
+
+// Settings are the run's shape, as the plan gave it. Rate is arrivals/s
+// to each arm.
+type Settings struct {
+	Plan    string   `json:"plan,omitempty"`
+	Pairs   int      `json:"pairs"`
+	Rate    float64  `json:"rate"`
+	Warmup  Duration `json:"warmup"`
+	Measure Duration `json:"measure"`
+	Idle    Duration `json:"idle"`
+}
+
+// Report is one attempt's gate: who ran against whom, how, everything the
+// judge read, and what it decided.
+type Report struct {
+	Version  int       `json:"version"`
+	Tool     string    `json:"tool"`
+	Created  time.Time `json:"created"`
+	Base     Arm       `json:"base"`
+	Head     Arm       `json:"head"`
+	BaseNote string    `json:"base_note,omitempty"`
+	Settings Settings  `json:"settings"`
+	Attempt  int       `json:"attempt,omitempty"`
+	CPUModel string    `json:"cpu_model,omitempty"`
+	// Rejudged is set by `perfgate compare`: the verdict below is not the
+	// run's own but a judgement of its figures under other tolerances.
+	Rejudged bool          `json:"rejudged,omitempty"`
+	Input    judge.Input   `json:"input"`
+	Verdict  judge.Verdict `json:"verdict"`
+}
+
+// Write stores r at path as indented JSON, at the current Version,
+// replacing any file there only once the new one is complete.
+func Write(path string, r *Report) error {
+	c := *r
+	c.Version = Version
+	b, err := json.MarshalIndent(&c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing report %s: %w", path, err)
+	}
+	b = append(b, '\n')
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("writing report %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing report %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing report %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing report %s: %w", path, err)
+	}
+	return nil
+}
+
+// Read loads the report at path. A file that is not a report, or one from
+// a newer perfgate, is refused (exit 2) with what to do about it.
+func Read(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, exit.Refuse(fmt.Errorf("reading report: %w", err))
+	}
+	var head struct {
+		Version *int   `json:"version"`
+		Tool    string `json:"tool"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, exit.Refuse(fmt.Errorf("reading report %s: %s: give the JSON report a gate wrote (target/perf/latest.json)", path, jsonError(b, err)))
+	}
+	switch {
+	case head.Version == nil:
+		return nil, exit.Refusef("reading report %s: no \"version\" field, so this is not a perfgate report: give the JSON report a gate wrote", path)
+	case *head.Version < 1:
+		return nil, exit.Refusef("reading report %s: version %d is no report version: give the JSON report a gate wrote", path, *head.Version)
+	case *head.Version > Version:
+		return nil, exit.Refusef("reading report %s: it is a version %d report (written by %s) and this perfgate reads up to version %d: judge it with that perfgate or a newer one", path, *head.Version, head.Tool, Version)
+	}
+	var r Report
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&r); err != nil {
+		return nil, exit.Refuse(fmt.Errorf("reading report %s: %s: the file was changed or cut short; use the report as the gate wrote it", path, jsonError(b, err)))
+	}
+	return &r, nil
+}
+
+// jsonError says where in b a decoding error happened, by line.
+func jsonError(b []byte, err error) string {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return err.Error()
+	}
+	if off > int64(len(b)) {
+		off = int64(len(b))
+	}
+	line := 1 + bytes.Count(b[:off], []byte("\n"))
+	return fmt.Sprintf("line %d: %v", line, err)
+}

@@ -1,0 +1,101 @@
+package report_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/report"
+	"github.com/perfgate/perfgate/internal/report/reporttest"
+)
+
+// TestJSONGolden pins the report format: the fixtures as Write stores them,
+// and Read giving back exactly what was written.
+func TestJSONGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    *report.Report
+	}{{"pass", reporttest.Pass()}, {"regression", reporttest.Regression()}, {"cannot-judge", reporttest.CannotJudge()}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "report.json")
+			if err := report.Write(path, tc.r); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name+".json", b)
+			got, err := report.Read(filepath.Join("testdata", tc.name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.r) {
+				t.Errorf("read back differs from what was written:\n got %+v\nwant %+v", got, tc.r)
+			}
+		})
+	}
+}
+
+func TestWriteSetsVersionAndLeavesNoTempFile(t *testing.T) {
+	dir := t.TempDir()
+	r := reporttest.Pass()
+	r.Version = 0
+	path := filepath.Join(dir, "latest.json")
+	if err := report.Write(path, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := report.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Version != report.Version {
+		t.Errorf("version %d, want %d", got.Version, report.Version)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("folder holds %d entries, want only the report", len(entries))
+	}
+	if err := report.Write(filepath.Join(dir, "missing", "x.json"), r); err == nil || !strings.Contains(err.Error(), "writing report") {
+		t.Errorf("writing into a missing folder: %v", err)
+	}
+}
+
+func TestReadRefuses(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		want    string
+	}{
+		{name: "future version", content: `{"version": 2, "tool": "perfgate v9.0.0", "input": {"metrics": "changed"}}`,
+			want: "it is a version 2 report (written by perfgate v9.0.0) and this perfgate reads up to version 1: judge it with that perfgate or a newer one"},
+		{name: "no version", content: `{"tool": "x"}`, want: `no "version" field, so this is not a perfgate report`},
+		{name: "version zero", content: `{"version": 0}`, want: "version 0 is no report version"},
+		{name: "not JSON", content: "pairs = 4\n", want: "line 1: invalid character"},
+		{name: "cut short", content: "{\n  \"version\": 1,\n  \"input\": {\n", want: "unexpected end of JSON input"},
+		{name: "wrong type", content: "{\n  \"version\": 1,\n  \"settings\": {\"pairs\": \"four\"}\n}", want: "line 3: json: cannot unmarshal string"},
+		{name: "bad duration", content: `{"version": 1, "settings": {"warmup": "ten"}}`, want: `duration "ten": write it like 10s`},
+		{name: "empty", content: "", want: "unexpected end of JSON input"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "r.json")
+			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := report.Read(path)
+			if err == nil || exit.Code(err) != exit.CannotJudge || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("err %v (exit %d), want exit 2 naming %s and holding %q", err, exit.Code(err), path, tc.want)
+			}
+		})
+	}
+	t.Run("missing file", func(t *testing.T) {
+		_, err := report.Read(filepath.Join(t.TempDir(), "nope.json"))
+		if exit.Code(err) != exit.CannotJudge || !strings.Contains(err.Error(), "nope.json") {
+			t.Errorf("err %v", err)
+		}
+	})
+}

@@ -1,0 +1,151 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/load"
+)
+
+// armRun is one arm's side of a pair: its attack and what its process did
+// over the measured window.
+type armRun struct {
+	arm      Arm
+	offset   time.Duration
+	res      *load.Result
+	err      error
+	cpu0     time.Duration
+	cpu      time.Duration
+	peak     int64
+	tx0, tx  int64
+	groups   []load.Group
+	progress progressCell
+}
+
+// pair drives both arms at once from one schedule: the same requests, the
+// leading arm's arrivals on the grid and the other's half an interval
+// after, so neither always finds the runner fresh. The lead alternates.
+func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, err error) {
+	ab := c.Plan.AB
+	lead, follow := c.Base, c.Head
+	if i%2 == 1 {
+		lead, follow = c.Head, c.Base
+	}
+	interval := time.Duration(float64(time.Second) / ab.Rate)
+	runs := []*armRun{{arm: lead}, {arm: follow, offset: interval / 2}}
+	start := time.Now().Add(200 * time.Millisecond)
+	c.logf("pair %d/%d: %s leads; %s warm-up, %s measured at %g arrivals/s to each arm",
+		i+1, ab.Pairs, lead.Name, ab.Warmup, ab.Measure, ab.Rate)
+
+	attacks := make([]load.Attack, len(runs))
+	for k, r := range runs {
+		src, groups, err := c.Plan.Source(c.Vars, c.Seed+int64(i))
+		if err != nil {
+			return base, head, err
+		}
+		r.groups = groups
+		attacks[k] = load.Attack{
+			Target:       r.arm.URL,
+			CAFile:       r.arm.CAFile,
+			Source:       src,
+			Groups:       groups,
+			Pacer:        load.ConstantPacer{Freq: ab.Rate},
+			Warmup:       ab.Warmup,
+			Duration:     ab.Measure,
+			Start:        start,
+			Offset:       r.offset,
+			ServerTiming: c.Plan.ServerTiming,
+			Progress:     r.progress.set,
+		}
+	}
+
+	var wg sync.WaitGroup
+	for k, r := range runs {
+		wg.Add(1)
+		go func(r *armRun, a load.Attack) {
+			defer wg.Done()
+			r.res, r.err = load.Run(ctx, a)
+		}(r, attacks[k])
+	}
+	stopProgress := c.showProgress(ctx, i, start, runs)
+	// The process figures cover the measured window alone, like the load's.
+	windowErr := c.openWindow(ctx, start.Add(ab.Warmup), runs)
+	wg.Wait()
+	stopProgress()
+	if windowErr == nil {
+		windowErr = c.closeWindow(ctx, runs)
+	}
+	for _, r := range runs {
+		if r.err != nil {
+			return base, head, exit.Refusef("pair %d, %s arm: %w", i+1, r.arm.Name, r.err)
+		}
+		if r.res.Canceled {
+			return base, head, exit.Refusef("pair %d was interrupted after %s of its measured window; a cut phase is not judged: %w",
+				i+1, r.res.Measured.Round(time.Second), context.Cause(ctx))
+		}
+	}
+	if windowErr != nil {
+		return base, head, windowErr
+	}
+	withStore := c.Base.Commits != nil && c.Head.Commits != nil
+	for _, r := range runs {
+		ph := phaseFigures(i, lead.Name, r, withStore)
+		if r.arm.Name == c.Base.Name {
+			base = ph
+		} else {
+			head = ph
+		}
+	}
+	c.logf("pair %d/%d: base p50 %s, head p50 %s", i+1, ab.Pairs, total(runs, c.Base.Name), total(runs, c.Head.Name))
+	return base, head, nil
+}
+
+func (c *Config) openWindow(ctx context.Context, at time.Time, runs []*armRun) error {
+	if err := sleep(ctx, time.Until(at)); err != nil {
+		return exit.Refusef("pair interrupted during its warm-up: %w", err)
+	}
+	for _, r := range runs {
+		r.cpu0 = r.arm.Proc.CPU()
+		r.arm.Proc.ResetPeak()
+		tx, err := c.commits(ctx, r.arm)
+		if err != nil {
+			return err
+		}
+		r.tx0 = tx
+	}
+	return nil
+}
+
+func (c *Config) closeWindow(ctx context.Context, runs []*armRun) error {
+	for _, r := range runs {
+		r.cpu = r.arm.Proc.CPU() - r.cpu0
+		r.peak = r.arm.Proc.Peak()
+	}
+	if runs[0].arm.Commits == nil && runs[1].arm.Commits == nil {
+		return nil
+	}
+	if err := sleep(ctx, c.storeFlush()); err != nil {
+		return exit.Refusef("pair interrupted while reading the stores: %w", err)
+	}
+	for _, r := range runs {
+		tx, err := c.commits(ctx, r.arm)
+		if err != nil {
+			return err
+		}
+		r.tx = tx - r.tx0
+	}
+	return nil
+}
+
+func total(runs []*armRun, name string) string {
+	for _, r := range runs {
+		if r.arm.Name == name && r.res != nil {
+			return fmt.Sprint(r.res.Total().Percentile(50))
+		}
+	}
+	return "-"
+}

@@ -1,0 +1,127 @@
+// Package run drives the A/B gate over two started arms: the idle phase,
+// then the pairs, each driving both arms at once from one open-loop
+// schedule, and turns what was measured into the judge's input.
+package run
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/arms"
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/plan"
+)
+
+// Arm is one side of the run: its started process, where its load goes and
+// how its store's committed transactions are read (nil: it has no store).
+type Arm struct {
+	Name    string // "base" or "head"
+	Proc    *arms.Arm
+	URL     string
+	CAFile  string
+	Commits func(ctx context.Context) (int64, error)
+}
+
+// Config is one gate run.
+type Config struct {
+	Plan       *plan.Plan
+	Vars       *plan.Vars
+	Base, Head Arm
+	// Seed makes the requests of pair i come from Source(vars, Seed+i), the
+	// same sequence for both arms of the pair.
+	Seed int64
+	// StoreFlush is how long to wait before reading commit counters after a
+	// window closes: PostgreSQL publishes a backend's counts about once a
+	// second. 0 means 1.5 s.
+	StoreFlush time.Duration
+	// Progress gets a line per second while a phase runs; nil for none.
+	Progress io.Writer
+	// Log gets one line as each phase starts and ends; nil for none.
+	Log io.Writer
+}
+
+// Result is what the run measured, ready for the judge.
+type Result struct {
+	Input judge.Input
+	Leads []string // the leading arm of each pair
+}
+
+func (c *Config) logf(format string, a ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, format+"\n", a...)
+	}
+}
+
+func (c *Config) storeFlush() time.Duration {
+	if c.StoreFlush > 0 {
+		return c.StoreFlush
+	}
+	return 1500 * time.Millisecond
+}
+
+// Gate runs the idle phase and the pairs. A phase a canceled ctx cut short
+// is not judged: Gate returns the context's error wrapped as exit 2.
+func Gate(ctx context.Context, c Config) (*Result, error) {
+	if c.Plan == nil || c.Base.Proc == nil || c.Head.Proc == nil {
+		return nil, fmt.Errorf("run: a plan and two started arms are needed")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// An arm that dies mid-run makes every later figure meaningless:
+	// stop at once and say why, with its log.
+	died := make(chan error, 1)
+	go c.watch(ctx, cancel, died)
+
+	res := &Result{Input: judge.Input{Tolerance: c.Plan.Tolerance}}
+	if c.Plan.AB.Idle > 0 {
+		idle, err := c.idle(ctx)
+		if err != nil {
+			return nil, firstErr(died, err)
+		}
+		res.Input.Idle = idle
+	}
+	metrics := map[string]bool{}
+	for i := 0; i < c.Plan.AB.Pairs; i++ {
+		base, head, err := c.pair(ctx, i)
+		if err != nil {
+			return nil, firstErr(died, err)
+		}
+		res.Input.Base = append(res.Input.Base, base)
+		res.Input.Head = append(res.Input.Head, head)
+		res.Leads = append(res.Leads, base.Lead)
+		for id := range base.Values {
+			metrics[id] = true
+		}
+	}
+	res.Input.Metrics = metricList(c.Plan, metrics)
+	return res, nil
+}
+
+// watch cancels the run when either arm exits; it returns when ctx ends.
+func (c *Config) watch(ctx context.Context, cancel context.CancelFunc, died chan<- error) {
+	var a Arm
+	select {
+	case <-ctx.Done():
+		return
+	case <-c.Base.Proc.Done():
+		a = c.Base
+	case <-c.Head.Proc.Done():
+		a = c.Head
+	}
+	died <- exit.Refusef("the %s arm exited during the run (%v); the pair is not judged. Its log ends:\n%s",
+		a.Name, a.Proc.Err(), a.Proc.LogTail(20))
+	cancel()
+}
+
+// firstErr prefers an arm's death over the cancellation it caused.
+func firstErr(died <-chan error, err error) error {
+	select {
+	case d := <-died:
+		return d
+	default:
+		return err
+	}
+}

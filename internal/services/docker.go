@@ -1,0 +1,98 @@
+package services
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// docker runs the docker CLI and returns its standard output.
+func docker(ctx context.Context, args ...string) (string, error) {
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, "docker", args...)
+	cmd.Stdout = &out
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("docker %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return out.String(), nil
+}
+
+// leftovers lists what carries the run's label: containers, networks,
+// volumes (as "kind id" lines).
+func leftovers(ctx context.Context, runID string) ([]string, error) {
+	filter := "label=" + RunLabel + "=" + runID
+	var out []string
+	for _, kind := range [][]string{
+		{"container", "ps", "-a", "-q", "--filter", filter},
+		{"network", "network", "ls", "-q", "--filter", filter},
+		{"volume", "volume", "ls", "-q", "--filter", filter},
+	} {
+		ids, err := docker(ctx, kind[1:]...)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range strings.Fields(ids) {
+			out = append(out, kind[0]+" "+id)
+		}
+	}
+	return out, nil
+}
+
+// Leftovers reports what of a run is still there, by its label.
+func Leftovers(ctx context.Context, runID string) ([]string, error) {
+	return leftovers(ctx, runID)
+}
+
+// DownByLabel removes every container, network and volume labelled with the
+// run's id and verifies that none remains. It needs no compose file, so it
+// cleans up after a process that died without its own teardown.
+func DownByLabel(ctx context.Context, runID string) error {
+	if runID == "" {
+		return errors.New("removing a run's services: no run id given")
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
+	defer cancel()
+	var last []string
+	// A container being created while we look appears a moment later:
+	// sweep until two looks in a row find nothing.
+	clean := 0
+	for attempt := 0; attempt < 20 && clean < 2; attempt++ {
+		left, err := leftovers(dctx, runID)
+		if err != nil {
+			return fmt.Errorf("listing run %s's leftovers: %w", runID, err)
+		}
+		last = left
+		if len(left) == 0 {
+			clean++
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		clean = 0
+		byKind := map[string][]string{}
+		for _, l := range left {
+			kind, id, _ := strings.Cut(l, " ")
+			byKind[kind] = append(byKind[kind], id)
+		}
+		// Containers first: networks and volumes in use cannot go.
+		if ids := byKind["container"]; len(ids) > 0 {
+			_, _ = docker(dctx, append([]string{"rm", "-f", "-v"}, ids...)...)
+		}
+		if ids := byKind["network"]; len(ids) > 0 {
+			_, _ = docker(dctx, append([]string{"network", "rm"}, ids...)...)
+		}
+		if ids := byKind["volume"]; len(ids) > 0 {
+			_, _ = docker(dctx, append([]string{"volume", "rm", "-f"}, ids...)...)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if clean < 2 {
+		return fmt.Errorf("run %s: still there after teardown (label %s=%s): %s; remove them with docker rm -f / docker network rm / docker volume rm",
+			runID, RunLabel, runID, strings.Join(last, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package services
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strings"
+	"time"
+)
+
+type inspected struct {
+	ID     string
+	Name   string
+	Config struct {
+		Labels map[string]string
+	}
+	State struct {
+		Status   string
+		ExitCode int
+		Health   *struct {
+			Status string
+			Log    []struct {
+				ExitCode int
+				Output   string
+			}
+		}
+	}
+	NetworkSettings struct {
+		Ports map[string][]struct {
+			HostIP   string `json:"HostIp"`
+			HostPort string
+		}
+	}
+}
+
+func (c inspected) label() string {
+	return c.Config.Labels["com.docker.compose.project"] + "/" + c.Config.Labels["com.docker.compose.service"]
+}
+
+// waitHealthy polls the run's containers until each is healthy: by its
+// health check when it has one (docker-compose 1.29 has no --wait), else
+// by its published ports answering.
+func waitHealthy(ctx context.Context, runID string, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = 3 * time.Minute
+	}
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		waiting, err := notReady(ctx, runID)
+		if err != nil {
+			return err
+		}
+		if len(waiting) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("services not healthy after %s: %s", timeout, strings.Join(waiting, "; "))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for services to be healthy: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+var errFailed = errors.New("service failed")
+
+// notReady lists the containers still starting, or fails on one that died.
+func notReady(ctx context.Context, runID string) ([]string, error) {
+	ids, err := docker(ctx, "ps", "-a", "-q", "--filter", "label="+RunLabel+"="+runID)
+	if err != nil {
+		return nil, fmt.Errorf("listing the run's containers: %w", err)
+	}
+	if len(strings.Fields(ids)) == 0 {
+		return nil, fmt.Errorf("listing the run's containers: none carries label %s=%s", RunLabel, runID)
+	}
+	out, err := docker(ctx, append([]string{"inspect"}, strings.Fields(ids)...)...)
+	if err != nil {
+		return nil, fmt.Errorf("inspecting the run's containers: %w", err)
+	}
+	var cs []inspected
+	if err := json.Unmarshal([]byte(out), &cs); err != nil {
+		return nil, fmt.Errorf("reading docker inspect: %w", err)
+	}
+	var waiting []string
+	for _, c := range cs {
+		name := c.label()
+		switch c.State.Status {
+		case "exited", "dead":
+			// A one-shot job (a seed loader) that finished is done; a
+			// server that exited is not.
+			if c.State.ExitCode == 0 && c.State.Health == nil && len(published(c)) == 0 {
+				continue
+			}
+			return nil, fmt.Errorf("%w: %s exited with code %d (see its log)", errFailed, name, c.State.ExitCode)
+		case "running":
+		default:
+			waiting = append(waiting, name+" "+c.State.Status)
+			continue
+		}
+		if h := c.State.Health; h != nil {
+			switch h.Status {
+			case "healthy":
+				continue
+			case "unhealthy":
+				last := ""
+				if n := len(h.Log); n > 0 {
+					last = strings.TrimSpace(h.Log[n-1].Output)
+				}
+				return nil, fmt.Errorf("%w: %s is unhealthy: %s", errFailed, name, last)
+			}
+			waiting = append(waiting, name+" health "+h.Status)
+			continue
+		}
+		for _, addr := range published(c) {
+			if !answers(ctx, addr) {
+				waiting = append(waiting, name+" port "+addr)
+			}
+		}
+	}
+	sort.Strings(waiting)
+	return waiting, nil
+}
+
+// published lists the container's published TCP addresses.
+func published(c inspected) []string {
+	var out []string
+	for port, binds := range c.NetworkSettings.Ports {
+		if !strings.HasSuffix(port, "/tcp") {
+			continue
+		}
+		for _, b := range binds {
+			host := b.HostIP
+			if host == "" || host == "0.0.0.0" {
+				host = "127.0.0.1"
+			}
+			if host == "::" {
+				continue // the IPv4 binding beside it is checked
+			}
+			out = append(out, net.JoinHostPort(host, b.HostPort))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// answers: docker's proxy accepts a connection even when nothing listens in
+// the container, then closes it. A server that is up either waits for the
+// client to speak (the read times out) or greets it; a closed connection
+// means not yet.
+func answers(ctx context.Context, addr string) bool {
+	d := net.Dialer{Timeout: time.Second}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(150 * time.Millisecond))
+	buf := make([]byte, 1)
+	_, err = conn.Read(buf)
+	if err == nil {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}

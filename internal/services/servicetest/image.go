@@ -1,0 +1,69 @@
+// Package servicetest builds the one image the services tests run: the echo
+// server from a static Go binary in a FROM scratch image, since this machine
+// has no image registry to pull from.
+package servicetest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	once  sync.Once
+	image string
+	err   error
+)
+
+// Image builds the echo image once per test binary and returns its tag.
+// Call Cleanup from TestMain to remove it.
+func Image(t testing.TB) string {
+	t.Helper()
+	once.Do(func() { image, err = build() })
+	if err != nil {
+		t.Fatalf("building the test image: %v (needs a running docker engine and the docker CLI)", err)
+	}
+	return image
+}
+
+// Cleanup removes the image when one was built.
+func Cleanup() {
+	if image != "" {
+		_ = exec.Command("docker", "rmi", "-f", image).Run()
+	}
+}
+
+func build() (string, error) {
+	if out, err := exec.Command("docker", "version", "--format", "{{.Server.Version}}").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("docker engine not reachable: %v: %s", err, bytes.TrimSpace(out))
+	}
+	_, self, _, _ := runtime.Caller(0)
+	src := filepath.Join(filepath.Dir(self), "..", "testdata", "echo")
+	dir, err := os.MkdirTemp("", "perfgate-echo-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(dir, "echo"), ".")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build of the echo server: %v: %s", err, out)
+	}
+	dockerfile := "FROM scratch\nCOPY echo /echo\nENTRYPOINT [\"/echo\"]\n"
+	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(dockerfile), 0o644); err != nil {
+		return "", err
+	}
+	tag := fmt.Sprintf("perfgate-services-test:%d", os.Getpid())
+	out, err := exec.Command("docker", "build", "-q", "-t", tag, dir).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("docker build: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	return tag, nil
+}

@@ -1,0 +1,186 @@
+package services
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+// Running is a run's started services: the head's project and, when any
+// group differs, the base's copy.
+type Running struct {
+	RunID string
+	// Projects are the started compose projects, head first.
+	Projects []StartedProject
+	// Healthy is how long it took from the start of Up to all healthy.
+	Healthy time.Duration
+
+	tool   composeTool
+	logDir string
+	down   bool
+}
+
+// StartedProject is one compose project of a run and its resolved file.
+type StartedProject struct {
+	Name     string
+	File     string
+	Services []string
+}
+
+// teardownTimeout bounds teardown, which runs on a fresh context: a run
+// cancelled mid-start must still remove what it started.
+const teardownTimeout = 2 * time.Minute
+
+// Up starts the head's project (every head service, the shared groups
+// included), then the base's copy of the differing groups as
+// `<project>-perf-base` on 127.0.0.2, and waits until every container is
+// healthy (or, without a health check, answers on its published ports).
+// On any failure, cancellation included, it tears down before returning.
+func Up(ctx context.Context, p *Plan, runID, logDir string) (*Running, error) {
+	if runID == "" || strings.ContainsAny(runID, " =,") {
+		return nil, exit.Refusef("run id %q: give a non-empty id without spaces, '=' or ','", runID)
+	}
+	t, err := findCompose(ctx)
+	if err != nil {
+		return nil, exit.Refuse(err)
+	}
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return nil, fmt.Errorf("making the services' log folder %s: %w", logDir, err)
+	}
+	start := time.Now()
+	r := &Running{RunID: runID, tool: t, logDir: logDir}
+	projects := []struct {
+		name string
+		proj func() ([]byte, []string, error)
+	}{
+		{p.Project, func() ([]byte, []string, error) {
+			hp := p.headProject(runID)
+			b, err := resolvedYAML(hp)
+			return b, serviceNames(hp), err
+		}},
+	}
+	if p.Copied() {
+		projects = append(projects, struct {
+			name string
+			proj func() ([]byte, []string, error)
+		}{p.BaseProject, func() ([]byte, []string, error) {
+			bp := p.baseProject(runID)
+			b, err := resolvedYAML(bp)
+			return b, serviceNames(bp), err
+		}})
+	}
+	for _, pr := range projects {
+		body, names, err := pr.proj()
+		if err != nil {
+			return nil, r.abort(ctx, err)
+		}
+		file := filepath.Join(logDir, "compose-"+pr.name+".yaml")
+		if err := os.WriteFile(file, body, 0o644); err != nil {
+			return nil, r.abort(ctx, fmt.Errorf("writing %s: %w", file, err))
+		}
+		r.Projects = append(r.Projects, StartedProject{Name: pr.name, File: file, Services: names})
+		if err := r.compose(ctx, pr.name, file, "up", "up", "-d", "--no-color"); err != nil {
+			return nil, r.abort(ctx, fmt.Errorf("starting compose project %s: %w", pr.name, err))
+		}
+	}
+	if err := waitHealthy(ctx, runID, p.WaitTimeout); err != nil {
+		return nil, r.abort(ctx, err)
+	}
+	r.Healthy = time.Since(start)
+	return r, nil
+}
+
+// compose runs one compose command, its output appended to the project's log.
+func (r *Running) compose(ctx context.Context, project, file, logName string, args ...string) error {
+	logPath := filepath.Join(r.logDir, project+"-"+logName+".log")
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", logPath, err)
+	}
+	defer f.Close()
+	cmd := r.tool.command(ctx, project, file, args...)
+	cmd.Stdout = f
+	cmd.Stderr = f
+	fmt.Fprintf(f, "$ %s -p %s -f %s %s\n", r.tool, project, file, strings.Join(args, " "))
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s %s: %w", r.tool, args[0], ctx.Err())
+		}
+		return fmt.Errorf("%s %s: %w; its output: %s", r.tool, args[0], err, tail(logPath, 15))
+	}
+	return nil
+}
+
+// abort tears down after a failed or cancelled start and returns the cause,
+// with any teardown failure joined to it.
+func (r *Running) abort(ctx context.Context, cause error) error {
+	if derr := r.Down(ctx); derr != nil {
+		return errors.Join(cause, fmt.Errorf("tearing down after the failed start: %w", derr))
+	}
+	return cause
+}
+
+// Down keeps each project's logs, removes the projects (containers,
+// networks, volumes) and then proves, by the run's label, that nothing of
+// the run remains. It runs on a fresh context so that a cancelled run still
+// cleans up.
+func (r *Running) Down(ctx context.Context) error {
+	if r.down {
+		return nil
+	}
+	r.down = true
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
+	defer cancel()
+	var errs []error
+	for i := len(r.Projects) - 1; i >= 0; i-- {
+		pr := r.Projects[i]
+		if err := r.saveLogs(dctx, pr); err != nil {
+			errs = append(errs, err)
+		}
+		if err := r.compose(dctx, pr.Name, pr.File, "down", "down", "-v", "--remove-orphans", "-t", "5"); err != nil {
+			errs = append(errs, fmt.Errorf("stopping compose project %s: %w", pr.Name, err))
+		}
+	}
+	// The label sweep catches what compose did not know it had made (a
+	// start killed between creating and recording a container).
+	if err := DownByLabel(dctx, r.RunID); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (r *Running) saveLogs(ctx context.Context, pr StartedProject) error {
+	path := filepath.Join(r.logDir, pr.Name+".log")
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("keeping the logs of %s: %w", pr.Name, err)
+	}
+	defer f.Close()
+	cmd := r.tool.command(ctx, pr.Name, pr.File, "logs", "--no-color", "--timestamps")
+	cmd.Stdout = f
+	cmd.Stderr = f
+	// A project that never started has no logs: not a teardown failure.
+	_ = cmd.Run()
+	return nil
+}
+
+// LogDir is where the run's compose files and logs are kept.
+func (r *Running) LogDir() string { return r.logDir }
+
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "(unreadable: " + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
