@@ -18,7 +18,7 @@ import (
 
 type server struct {
 	c       *config
-	st      *store
+	st      *pgStore
 	started time.Time
 	nextID  atomic.Int64
 
@@ -32,7 +32,7 @@ type server struct {
 	sink atomic.Uint32
 }
 
-func newServer(c *config, st *store) *server {
+func newServer(c *config, st *pgStore) *server {
 	return &server{c: c, st: st, started: time.Now()}
 }
 

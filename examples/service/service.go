@@ -22,7 +22,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	var st *store
+	var st *pgStore
 	dsn, err := c.dsn()
 	if err != nil {
 		return err

@@ -8,10 +8,10 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// store is the service's PostgreSQL store: a few connections shared by the
+// pgStore is the service's PostgreSQL store: a few connections shared by the
 // handlers and the background poller. A connection that saw an error is
 // closed rather than reused, so one failure cannot poison the next request.
-type store struct {
+type pgStore struct {
 	cfg  *pgx.ConnConfig
 	idle chan *pgx.Conn
 	slot chan struct{} // one token per connection that may be open
@@ -32,16 +32,19 @@ CREATE TABLE IF NOT EXISTS outbox (
 	sent_at timestamptz
 );`
 
-func openStore(ctx context.Context, dsn string) (*store, error) {
+func openStore(ctx context.Context, dsn string) (*pgStore, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		// pgx's message may quote the DSN, password included: say only what is wrong.
 		return nil, fmt.Errorf("exampled: the store's connection string does not parse as a PostgreSQL DSN")
 	}
+	// One round trip and one commit per statement: a cached prepared
+	// statement would add a commit the first time each connection uses it.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 5 * time.Second
 	}
-	s := &store{cfg: cfg, idle: make(chan *pgx.Conn, storeConns), slot: make(chan struct{}, storeConns)}
+	s := &pgStore{cfg: cfg, idle: make(chan *pgx.Conn, storeConns), slot: make(chan struct{}, storeConns)}
 	for range storeConns {
 		s.slot <- struct{}{}
 	}
@@ -57,18 +60,27 @@ func openStore(ctx context.Context, dsn string) (*store, error) {
 }
 
 // with runs fn on a connection of the store.
-func (s *store) with(ctx context.Context, fn func(*pgx.Conn) error) error {
+func (s *pgStore) with(ctx context.Context, fn func(*pgx.Conn) error) error {
 	var c *pgx.Conn
+	// An idle connection first: a new one costs a connection set-up and a
+	// commit of its own (the backend reads the catalogue in a transaction),
+	// which would make the commits per request depend on chance.
 	select {
 	case c = <-s.idle:
-	case <-s.slot:
-		var err error
-		if c, err = pgx.ConnectConfig(ctx, s.cfg); err != nil {
-			s.slot <- struct{}{}
-			return fmt.Errorf("connecting to the store: %w", err)
+	default:
+	}
+	if c == nil {
+		select {
+		case c = <-s.idle:
+		case <-s.slot:
+			var err error
+			if c, err = pgx.ConnectConfig(ctx, s.cfg); err != nil {
+				s.slot <- struct{}{}
+				return fmt.Errorf("connecting to the store: %w", err)
+			}
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 	if err := fn(c); err != nil {
 		cctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -81,14 +93,14 @@ func (s *store) with(ctx context.Context, fn func(*pgx.Conn) error) error {
 	return nil
 }
 
-func (s *store) ping(ctx context.Context) error {
+func (s *pgStore) ping(ctx context.Context) error {
 	return s.with(ctx, func(c *pgx.Conn) error { return c.Ping(ctx) })
 }
 
 // createItem commits the item, then writes-1 more transactions, each an
 // outbox event of the item: the knob --store-writes sets how many commits
 // one write request costs.
-func (s *store) createItem(ctx context.Context, name string, writes int) (int64, error) {
+func (s *pgStore) createItem(ctx context.Context, name string, writes int) (int64, error) {
 	var id int64
 	err := s.with(ctx, func(c *pgx.Conn) error {
 		if err := c.QueryRow(ctx, `INSERT INTO items (name) VALUES ($1) RETURNING id`, name).Scan(&id); err != nil {
@@ -105,7 +117,7 @@ func (s *store) createItem(ctx context.Context, name string, writes int) (int64,
 }
 
 // pollOutbox marks pending outbox events sent: one statement, so one commit.
-func (s *store) pollOutbox(ctx context.Context) error {
+func (s *pgStore) pollOutbox(ctx context.Context) error {
 	return s.with(ctx, func(c *pgx.Conn) error {
 		_, err := c.Exec(ctx, `UPDATE outbox SET sent_at = now() WHERE id IN (
 			SELECT id FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED)`)
@@ -113,7 +125,7 @@ func (s *store) pollOutbox(ctx context.Context) error {
 	})
 }
 
-func (s *store) close() {
+func (s *pgStore) close() {
 	for {
 		select {
 		case c := <-s.idle:

@@ -68,16 +68,16 @@ type Arm struct {
 	stopOnce sync.Once
 	stopErr  error
 
-	mu       sync.Mutex
-	stopping bool  // exit caused by Stop, not a failure
-	exitErr  error // why the root exited unexpectedly
-	cpuMax   time.Duration
-	lost     int64                // ticks of members that left the tree unreaped by it
-	seen     map[procKey]procStat // the tree at the last snapshot
-	peak     int64                // sampled tree RSS peak in the current window
-	hwmOK    bool                 // root's VmHWM was reset for this window
-	lastRSS  int64
-	rootGone bool
+	mu        sync.Mutex
+	stopping  bool  // exit caused by Stop, not a failure
+	exitCause error // how the root exited on its own ("exit status 3")
+	cpuMax    time.Duration
+	lost      int64                // ticks of members that left the tree unreaped by it
+	seen      map[procKey]procStat // the tree at the last snapshot
+	peak      int64                // sampled tree RSS peak in the current window
+	hwmOK     bool                 // root's VmHWM was reset for this window
+	lastRSS   int64
+	rootGone  bool
 }
 
 // Start starts the arm and returns once it is ready. An arm that exits
@@ -112,11 +112,17 @@ func Start(ctx context.Context, s Spec) (*Arm, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		// Its own process group, so one signal reaches every descendant.
 		Setpgid: true,
-		// If perfgate itself is killed, the arm does not outlive it.
+		// If perfgate itself is killed, the arm's root does not outlive it.
+		// (The kernel ties this to the forking thread; the Go runtime ends a
+		// thread only when a goroutine exits while locked to it, which
+		// perfgate never does.)
 		Pdeathsig: syscall.SIGKILL,
 	}
 	if err := cmd.Start(); err != nil {
 		log.Close()
+		if s.LogPath == "" {
+			os.Remove(logPath) // ours, and empty
+		}
 		return nil, exit.Refusef("starting arm %s (%s): %w", s.Name, strings.Join(s.Command, " "), err)
 	}
 	a := &Arm{
@@ -206,8 +212,7 @@ func (a *Arm) wait() {
 		if err == nil {
 			err = errors.New("exit status 0")
 		}
-		a.exitErr = exit.Refusef("arm %s exited while it should be serving (%v); last lines of its log %s:\n%s",
-			a.spec.Name, err, a.logPath, indent(a.LogTail(20)))
+		a.exitCause = err
 	}
 	a.mu.Unlock()
 	close(a.exited)
@@ -218,10 +223,17 @@ func (a *Arm) Done() <-chan struct{} { return a.exited }
 
 // Err says why the arm exited when it exited on its own (exit 2, with the
 // tail of its log); nil while it runs or when Stop ended it.
-func (a *Arm) Err() error {
+func (a *Arm) Err() error { return a.exitError("while it should be serving") }
+
+func (a *Arm) exitError(when string) error {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.exitErr
+	cause := a.exitCause
+	a.mu.Unlock()
+	if cause == nil {
+		return nil
+	}
+	return exit.Refusef("arm %s exited %s (%v); last lines of its log %s:\n%s",
+		a.spec.Name, when, cause, a.logPath, indent(a.LogTail(20)))
 }
 
 // PID is the arm's root process id (also its process group id).

@@ -40,7 +40,7 @@ func TestParseStat(t *testing.T) {
 func TestTreeFollowsParentsAndGroup(t *testing.T) {
 	all := []procStat{
 		{pid: 1, ppid: 0, pgrp: 1, start: 1},
-		{pid: 100, ppid: 1, pgrp: 100, start: 7},  // the root
+		{pid: 100, ppid: 1, pgrp: 100, start: 7},   // the root
 		{pid: 101, ppid: 100, pgrp: 100, start: 8}, // child
 		{pid: 102, ppid: 101, pgrp: 300, start: 9}, // grandchild that left the group
 		{pid: 103, ppid: 1, pgrp: 100, start: 9},   // orphan still in the group

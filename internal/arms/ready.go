@@ -111,8 +111,8 @@ func (a *Arm) waitReady(ctx context.Context, p probe) error {
 }
 
 func (a *Arm) earlyExit() error {
-	if err := a.Err(); err != nil {
-		return fmt.Errorf("before it was ready: %w", err)
+	if err := a.exitError("before it was ready"); err != nil {
+		return err
 	}
 	return exit.Refusef("arm %s exited before it was ready", a.spec.Name)
 }

@@ -138,6 +138,10 @@ func TestStartReadyProbes(t *testing.T) {
 			if err := a.Stop(); err != nil {
 				t.Fatalf("Stop: %v", err)
 			}
+			// The service ended on SIGTERM, by its own graceful path.
+			if log := a.LogTail(5); !strings.Contains(log, "exampled: stopped") || strings.Contains(log, "SIGKILL") {
+				t.Fatalf("the service did not stop cleanly on SIGTERM; its log:\n%s", log)
+			}
 		})
 	}
 }

@@ -3,6 +3,7 @@ package base_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -402,5 +403,30 @@ func TestReadFileRefusals(t *testing.T) {
 			_, err := base.ReadFile(path)
 			wantRefusal(t, err, tc.says...)
 		})
+	}
+}
+
+// Many higher tags on a branch head never merged (backports) are passed
+// over, first one by one, then by one walk over the whole history.
+func TestPreviousTagPastManyUnmergedTags(t *testing.T) {
+	r := gittest.New(t)
+	r.Commit("1.0.0", gateFile)
+	r.Tag("v1.0.0", "HEAD", false)
+	r.Commit("1.1.0", map[string]string{"a": "1\n"})
+	r.Tag("v1.1.0", "HEAD", false)
+	r.Git("checkout", "-q", "-b", "maint", "v1.1.0")
+	for i := 1; i <= 12; i++ {
+		r.Commit("backport", map[string]string{"b": strings.Repeat("x", i) + "\n"})
+		r.Tag(fmt.Sprintf("v1.1.%d", i), "HEAD", false)
+	}
+	r.Git("checkout", "-q", "main")
+	head := r.Commit("2.0.0", map[string]string{"a": "2\n"})
+	tags := r.Git("tag", "--list", "v1.1.?*")
+	if n := len(strings.Fields(tags)); n != 13 { // v1.1.0 and its twelve backports
+		t.Fatalf("made %d v1.1.x tags, want 13: %s", n, tags)
+	}
+	c := mustResolve(t, r.Dir, &event.Event{Name: event.WorkflowDispatch, SHA: head})
+	if c.PreviousTag != "v1.1.0" {
+		t.Fatalf("previous tag %s, want v1.1.0 (%s)", c.PreviousTag, c.Reason)
 	}
 }

@@ -98,10 +98,14 @@ type tagRef struct {
 	commit string
 }
 
-// tagsMerged lists the tags whose commits are reachable from commit.
-func (g *gitCLI) tagsMerged(ctx context.Context, commit string) ([]tagRef, error) {
-	out, _, err := g.run(ctx, "for-each-ref", "--merged="+commit,
-		"--format=%(refname)%00%(objectname)%00%(*objectname)", "refs/tags")
+// tags lists the tags, all of them or (merged != "") those whose commits
+// are reachable from merged.
+func (g *gitCLI) tags(ctx context.Context, merged string) ([]tagRef, error) {
+	args := []string{"for-each-ref", "--format=%(refname)%00%(objectname)%00%(*objectname)"}
+	if merged != "" {
+		args = append(args, "--merged="+merged)
+	}
+	out, _, err := g.run(ctx, append(args, "refs/tags")...)
 	if err != nil {
 		return nil, err
 	}

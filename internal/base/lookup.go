@@ -1,10 +1,8 @@
 package base
 
 import (
-	"errors"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -14,16 +12,12 @@ func (rs *resolver) commit(rev, what string) (*object.Commit, error) {
 	if err := rs.ctx.Err(); err != nil {
 		return nil, err
 	}
-	h, err := rs.r.ResolveRevision(plumbing.Revision(rev))
+	c, ok, err := rs.objects.commit(rev)
 	if err != nil {
-		return nil, missingf("%s %q is not in this clone: fetch it (git fetch origin %s)", what, rev, rev)
+		return nil, err
 	}
-	c, err := rs.r.CommitObject(*h)
-	if err != nil {
-		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return nil, missingf("%s %q (%s) is not in this clone: fetch it (git fetch origin %s)", what, rev, short(h.String()), rev)
-		}
-		return nil, missingf("reading %s %q: %w", what, rev, err)
+	if !ok {
+		return nil, missingf("%s %q is not in this clone: fetch it (git fetch origin %s)", what, rev, rev)
 	}
 	return c, nil
 }
@@ -33,20 +27,24 @@ func (rs *resolver) commit(rev, what string) (*object.Commit, error) {
 // laptop may pass origin/main or a local branch.
 func (rs *resolver) branch(name, what string) (*object.Commit, string, error) {
 	var tries []string
-	if strings.HasPrefix(name, "refs/heads/") {
+	switch {
+	case strings.HasPrefix(name, "refs/heads/"):
 		b := strings.TrimPrefix(name, "refs/heads/")
 		tries = []string{"refs/remotes/origin/" + b, name}
-	} else if strings.HasPrefix(name, "refs/") {
+	case strings.HasPrefix(name, "refs/"):
 		tries = []string{name}
-	} else {
+	default:
 		tries = []string{"refs/remotes/origin/" + name, "refs/heads/" + name, name}
 	}
 	for _, t := range tries {
-		if _, err := rs.r.Reference(plumbing.ReferenceName(t), true); err != nil && strings.HasPrefix(t, "refs/") {
-			continue
+		if err := rs.ctx.Err(); err != nil {
+			return nil, "", err
 		}
-		c, err := rs.commit(t, what)
-		if err == nil {
+		c, ok, err := rs.objects.commit(t)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok {
 			return c, strings.TrimPrefix(strings.TrimPrefix(t, "refs/remotes/"), "refs/heads/"), nil
 		}
 	}

@@ -54,7 +54,7 @@ func (rs *resolver) previousTag(head *object.Commit, current string) (tagRef, er
 		return tagRef{}, missingf("shallow clone")
 	}
 	hs := head.Hash.String()
-	tags, err := rs.git.tagsMerged(rs.ctx, hs)
+	tags, err := rs.git.tags(rs.ctx, "")
 	if err != nil {
 		return tagRef{}, err
 	}
@@ -74,9 +74,6 @@ func (rs *resolver) previousTag(head *object.Commit, current string) (tagRef, er
 		}
 		cands = append(cands, cand{t, v})
 	}
-	if len(cands) == 0 {
-		return tagRef{}, nil
-	}
 	sort.Slice(cands, func(i, j int) bool {
 		if c := semver.Compare(cands[i].v, cands[j].v); c != 0 {
 			return c > 0
@@ -85,7 +82,37 @@ func (rs *resolver) previousTag(head *object.Commit, current string) (tagRef, er
 		// and the order never depends on the ref listing.
 		return cands[i].name > cands[j].name
 	})
-	return cands[0].tagRef, nil
+	// The highest candidate is nearly always reachable, and asking git
+	// about one tag walks only the commits between it and head. Tags on
+	// branches head never merged (backports) fail that test; past a few of
+	// them one walk over the whole history answers for all the rest.
+	const probes = 8
+	for i, c := range cands {
+		if i == probes {
+			merged, err := rs.git.tags(rs.ctx, hs)
+			if err != nil {
+				return tagRef{}, err
+			}
+			reach := map[string]bool{}
+			for _, t := range merged {
+				reach[t.name] = true
+			}
+			for _, c := range cands[probes:] {
+				if reach[c.name] {
+					return c.tagRef, nil
+				}
+			}
+			return tagRef{}, nil
+		}
+		ok, err := rs.git.isAncestor(rs.ctx, c.commit, hs)
+		if err != nil {
+			return tagRef{}, err
+		}
+		if ok {
+			return c.tagRef, nil
+		}
+	}
+	return tagRef{}, nil
 }
 
 // fromPreviousTag takes the previous release tag as the base, or when it
@@ -128,7 +155,7 @@ func (rs *resolver) fromPreviousTag(head *object.Commit, current, what string) (
 				Reason: fmt.Sprintf("The base is `%s`, the oldest commit after %s that carries the gate contract, since %s %s.", cs, prev.name, prev.name, clause(why))}, nil
 		}
 	}
-	return nil, exit.Refusef("no commit carries the gate contract: the previous release %s %s, and neither does any of the %s after it up to %s `%s` (add perf/gate.toml, see docs/contract.md)", prev.name, clause(why), plural(len(chain), "commit"), what, short(hs))
+	return nil, exit.Refusef("no commit carries the gate contract: the previous release %s %s, and neither does any of the %s after it up to %s `%s` (add the gate contract: docs/contract.md)", prev.name, clause(why), plural(len(chain), "commit"), what, short(hs))
 }
 
 // afterTag lists, oldest first, the commits on head's first-parent line

@@ -93,6 +93,9 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 	if err := prof.apply(&p.AB); err != nil {
 		return exit.Refusef("ab: %v", err)
 	}
+	if err := p.CheckAB(p.AB); err != nil {
+		return err
+	}
 	v, err := plan.ResolveVars(p, vars, s.Env)
 	if err != nil {
 		return err

@@ -7,9 +7,8 @@ import (
 	iofs "io/fs"
 	"os"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/perfgate/perfgate/internal/base"
+	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
 )
@@ -68,18 +67,6 @@ func baseEvent(s *IO, name string, lo event.LocalOptions) (*event.Event, error) 
 	return event.FromActions(s.Env)
 }
 
-// contractCheck says whether a commit carries the gate contract. Until
-// internal/contract provides its own reading, a commit carries the contract
-// when its tree holds the gate file perf/gate.toml.
-func contractCheck() base.ContractCheck {
-	return func(c *object.Commit) (bool, string, error) {
-		t, err := c.Tree()
-		if err != nil {
-			return false, "", fmt.Errorf("reading the tree of %s: %w", c.Hash, err)
-		}
-		if _, err := t.FindEntry("perf/gate.toml"); err != nil {
-			return false, "carries no perf/gate.toml", nil
-		}
-		return true, "", nil
-	}
-}
+// contractCheck is the gate contract's own reading of a commit's tree, so
+// the base is a commit whose contract an arm can boot with.
+func contractCheck() base.ContractCheck { return contract.InCommit }

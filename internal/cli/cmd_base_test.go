@@ -22,7 +22,23 @@ func runBaseCLI(t *testing.T, env map[string]string, args ...string) (string, st
 	return out.String(), errb.String(), err
 }
 
-var baseTestGate = map[string]string{"perf/gate.toml": "build = \"make\"\n"}
+// baseTestGate is a whole gate contract (docs/contract.md): the gate file,
+// the service config it names and the override file.
+var baseTestGate = map[string]string{
+	"perf/gate.toml": `build = "make"
+binary = "bin/svc"
+start = "@BIN@ serve"
+check = "@BIN@ check"
+config = "perf/service.toml"
+config_env = "SVC_CONFIG"
+prefix = "SVC__"
+ready = "/health"
+plan = "perf/plan.toml"
+`,
+	"perf/service.toml": "listen = \"127.0.0.1:@PORT@\"\n",
+	"perf/arm.env":      "SVC__LOG=info\n",
+	"perf/plan.toml":    "# plan\n",
+}
 
 func TestBaseAndReleaseNote(t *testing.T) {
 	r := gittest.New(t)

@@ -51,6 +51,9 @@ func runDemo(ctx context.Context, s *IO, args []string) error {
 		p.AB.Pairs, p.AB.Warmup, p.AB.Measure, p.AB.Rate, p.AB.Idle =
 			demoProfile.Pairs, demoProfile.Warmup, demoProfile.Measure, demoProfile.Rate, demoProfile.Idle
 	}
+	if err := p.CheckAB(p.AB); err != nil {
+		return err
+	}
 	vars, err := plan.ResolveVars(p, nil, s.Env)
 	if err != nil {
 		return err

@@ -9,8 +9,8 @@ import (
 func TestCheckConfigRefusals(t *testing.T) {
 	tests := []struct {
 		name, known, config, armEnv string
-		check                      string
-		parts                      []string
+		check                       string
+		parts                       []string
 	}{
 		{"unknown key in the config", "server.port,usage.enabled,a", "[server]\nport = @PORT@\n[emergency]\nthreshold = 5\n", "SVC__A=1\n", "",
 			[]string{"the base at 0123abcd does not know the key(s) emergency.threshold of its own perf/service.toml: the pair is not judged"}},

@@ -16,12 +16,16 @@ func TestLoadRefusesBadGateFiles(t *testing.T) {
 	}{
 		{"no gate file", func(f map[string]string) { delete(f, GateFile) }, []string{"perf/gate.toml: not found", "docs/contract.md"}},
 		{"syntax error", func(f map[string]string) { f[GateFile] = gate + "oops = \n" }, []string{"perf/gate.toml:15:"}},
-		{"unknown key", func(f map[string]string) { f[GateFile] = gate + "\n[legacy]\nscript = \"a.sh\"\nfunction = \"f\"\nshell = \"zsh\"\n" }, []string{"perf/gate.toml:19:", `unknown key "legacy.shell"`}},
+		{"unknown key", func(f map[string]string) {
+			f[GateFile] = gate + "\n[legacy]\nscript = \"a.sh\"\nfunction = \"f\"\nshell = \"zsh\"\n"
+		}, []string{"perf/gate.toml:19:", `unknown key "legacy.shell"`}},
 		{"missing start", func(f map[string]string) { f[GateFile] = replace(gate, "start = \"@BIN@ serve\"\n", "") }, []string{"start is missing"}},
 		{"unknown placeholder in start", func(f map[string]string) { f[GateFile] = replace(gate, "@BIN@ serve", "@BIN@ serve --home @HOME@") }, []string{"perf/gate.toml:4:", "@HOME@"}},
 		{"shell pipe in check", func(f map[string]string) { f[GateFile] = replace(gate, "@BIN@ check", "@BIN@ check | tee log") }, []string{"perf/gate.toml:5:", "without a shell"}},
 		{"ready off loopback", func(f map[string]string) { f[GateFile] = replace(gate, `"/health"`, `"http://10.0.0.1:@PORT@/health"`) }, []string{"perf/gate.toml:9:", "loopback"}},
-		{"config leaves the tree", func(f map[string]string) { f[GateFile] = replace(gate, `"perf/service.toml"`, `"../base/perf/service.toml"`) }, []string{"perf/gate.toml:6:", "leaves the tree"}},
+		{"config leaves the tree", func(f map[string]string) {
+			f[GateFile] = replace(gate, `"perf/service.toml"`, `"../base/perf/service.toml"`)
+		}, []string{"perf/gate.toml:6:", "leaves the tree"}},
 		{"config missing", func(f map[string]string) { delete(f, "perf/service.toml") }, []string{"perf/gate.toml:6:", "no such file"}},
 		{"no config env and no @CONFIG@", func(f map[string]string) { f[GateFile] = replace(gate, "config_env = \"SVC_CONFIG\"\n", "") }, []string{"config_env"}},
 		{"fixed env placeholder", func(f map[string]string) { f[GateFile] = gate + "SVC__HOME = \"@HOME@\"\n" }, []string{"perf/gate.toml:15:", "@HOME@"}},

@@ -67,10 +67,14 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		return nil, fmt.Errorf("making the output folder: %w", err)
 	}
 	base, head := o.Base, o.Head
-	if err := base.prepare("base", o.OutDir); err != nil {
+	ports, err := FreePorts(2)
+	if err != nil {
 		return nil, err
 	}
-	if err := head.prepare("head", o.OutDir); err != nil {
+	if err := base.prepare("base", o.OutDir, ports[0]); err != nil {
+		return nil, err
+	}
+	if err := head.prepare("head", o.OutDir, ports[1]); err != nil {
 		return nil, err
 	}
 	logf(o.Log, "base: %s (%s)", strings.Join(base.Command, " "), base.URL)
@@ -170,7 +174,9 @@ func VerdictError(v judge.Verdict) error {
 	}
 }
 
-func (a *ArmSpec) prepare(name, out string) error {
+// prepare fills in the arm's defaults; free is the port it gets when the
+// spec names none.
+func (a *ArmSpec) prepare(name, out string, free int) error {
 	if len(a.Command) == 0 {
 		return exit.Refusef("the %s arm has no command: give --%s-cmd or a command in the arms file", name, name)
 	}
@@ -186,11 +192,7 @@ func (a *ArmSpec) prepare(name, out string) error {
 		return fmt.Errorf("making the %s arm's folder: %w", name, err)
 	}
 	if a.Port == 0 {
-		p, err := FreePort()
-		if err != nil {
-			return err
-		}
-		a.Port = p
+		a.Port = free
 	}
 	if a.URL == "" {
 		a.URL = "http://127.0.0.1:@PORT@"

@@ -8,14 +8,20 @@ import (
 	"strings"
 )
 
-// FreePort asks the kernel for a free loopback port.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free loopback port: %w", err)
+// FreePorts asks the kernel for n distinct free loopback ports. Every
+// listener stays open until all are chosen, or the kernel may hand the
+// same just-closed port out twice.
+func FreePorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("finding a free loopback port: %w", err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports, nil
 }
 
 // CPUModel is the runner's CPU model, as retries are classified by it.

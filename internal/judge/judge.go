@@ -54,7 +54,13 @@ func Judge(in Input) Verdict {
 		}
 	}
 
+	idleFailed := v.Idle != nil && (v.Idle.CPUFail || v.Idle.TxFail)
 	switch {
+	// The idle limits are absolute and compare with nothing, so a load
+	// phase that cannot be judged does not unsay a head that worked while
+	// idle: that is the shape the gate was built to catch.
+	case idleFailed:
+		v.Code = Regression
 	case len(v.CannotJudge) > 0:
 		v.Code = CannotJudge
 	case len(v.Failures) > 0:

@@ -210,6 +210,25 @@ func TestIdleLimits(t *testing.T) {
 	}
 }
 
+// An idle failure stands even when the load phases cannot be judged: its
+// limits compare with nothing, so a stalled pair does not unsay it.
+func TestIdleFailureBeatsCannotJudge(t *testing.T) {
+	in := full()
+	in.Idle = &Idle{Seconds: 60, CPU: 0.3, StoreMeasured: true}
+	in.Base[0].Schedule.Dropped = 500
+	v := Judge(in)
+	if len(v.CannotJudge) == 0 {
+		t.Fatal("the dropped arrivals gave no cannot-judge reason")
+	}
+	if v.Code != Regression {
+		t.Errorf("code %d, want %d (idle failed)", v.Code, Regression)
+	}
+	in.Idle = &Idle{Seconds: 60, CPU: 0.001, StoreMeasured: true}
+	if v := Judge(in); v.Code != CannotJudge {
+		t.Errorf("quiet idle, dropped arrivals: code %d, want %d", v.Code, CannotJudge)
+	}
+}
+
 func TestInvalidInputCannotBeJudged(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -291,7 +291,7 @@ func newTLSServer(t *testing.T) *httptest.Server {
 // a connection in step: chunked, close-delimited, HEAD, a named timing header.
 func TestResponseFraming(t *testing.T) {
 	var conns atomic.Int64
-	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/chunked":
 			w.Header().Set("X-Took-Ms", "7.5")
@@ -310,12 +310,14 @@ func TestResponseFraming(t *testing.T) {
 			w.Header().Set("Content-Length", "3")
 			fmt.Fprint(w, "abc")
 		}
-	})
+	}))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
 			conns.Add(1)
 		}
 	}
+	srv.Start()
+	t.Cleanup(srv.Close)
 	src := &fixedSource{reqs: []load.Request{
 		{Group: 0, Method: "GET", Path: "/chunked"},
 		{Group: 1, Method: "HEAD", Path: "/head"},
@@ -330,16 +332,19 @@ func TestResponseFraming(t *testing.T) {
 			t.Errorf("group %s: %d requests, %d expected, statuses %v, errors %v; want 20 answered", g.Name, g.Requests, g.Expected, g.Statuses, g.Errors)
 		}
 	}
+	if r.Schedule.Dropped != 0 {
+		t.Errorf("dropped %d arrivals at 80/s", r.Schedule.Dropped)
+	}
 	if sp := load.NearestRank(r.Groups[0].Server, 50); sp < 7490*time.Microsecond || sp > 7510*time.Microsecond {
 		t.Errorf("server time from X-Took-Ms = %v, want 7.5ms", sp)
 	}
 	if r.Groups[0].BytesIn < 20*15000 {
 		t.Errorf("chunked bytes in = %d, want over %d", r.Groups[0].BytesIn, 20*15000)
 	}
-	// Only the close group forces new connections: ~20 for it, plus the
-	// few the open loop keeps alive for the rest.
-	if n := conns.Load(); n < 20 || n > 40 {
-		t.Errorf("server saw %d connections, want about 20 (one per Connection: close) plus a few kept alive", n)
+	// Only the close group forces new connections: one each, plus the few
+	// the open loop keeps alive for the rest (more on a slow runner).
+	if n := conns.Load(); n < 20 || n > 20+60 {
+		t.Errorf("server saw %d connections, want 20 (one per Connection: close) plus the kept-alive ones", n)
 	}
 }
 

@@ -100,6 +100,7 @@ func isExpected(want []int, status int) bool {
 func finish(a *Attack, t *attacker, r *Result) *Result {
 	s := &r.Schedule
 	s.Intended = t.intended
+	s.Dropped += t.dropped
 	r.Measured = a.Duration
 	if !t.stopped.IsZero() {
 		r.Canceled = true

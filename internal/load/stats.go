@@ -197,7 +197,7 @@ type Schedule struct {
 	Intended uint64                  // arrivals due in the measured window
 	Sent     uint64                  // of those, sent
 	Late     uint64                  // of those sent, sent LateAfter or more after their intended time
-	Dropped  uint64                  // never sent: later than MaxLateness, or the window closed first
+	Dropped  uint64                  // never sent: later than MaxLateness, or canceled before sending
 	Canceled uint64                  // sent but abandoned when the attack was canceled
 	Lateness *hdrhistogram.Histogram // µs from intended to actual send, every sent arrival
 }

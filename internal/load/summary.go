@@ -76,7 +76,7 @@ func fmtDur(d time.Duration) string {
 	switch {
 	case d == 0:
 		return "0"
-	case d >= 10*time.Second:
+	case d >= time.Second:
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	case ms >= 100:
 		return fmt.Sprintf("%.0fms", ms)

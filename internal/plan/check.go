@@ -104,7 +104,8 @@ func (p *Plan) checkDraws(warm, measured float64, parts int, order, what string)
 		hasWarm, hasMeas := d.Values()
 		needWarm *= float64(parts)
 		needMeas *= float64(parts)
-		if warm == 0 {
+		if warm == 0 || hasWarm == 0 {
+			// No warm-up, or one drawing from the measured values by choice.
 			needWarm = 0
 		}
 		for _, c := range []struct {

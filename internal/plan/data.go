@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -54,7 +55,7 @@ func (ps *parser) readValues(d *DataSource) {
 		d.path = filepath.Join(ps.dir, d.File)
 	}
 	fileKey := []string{"data", d.Name, "file"}
-	raw, err := os.ReadFile(d.path)
+	raw, err := readRegular(d.path, 512<<20)
 	if err != nil {
 		ps.at(fileKey, "", "cannot read data file %s (%v); write file = the path of a file of values, one a line, relative to the plan's folder", d.path, err)
 		return
@@ -131,7 +132,7 @@ func (ps *parser) readBody(g *Group, key []string) {
 	if !filepath.IsAbs(g.bodyPath) {
 		g.bodyPath = filepath.Join(ps.dir, g.BodyFile)
 	}
-	b, err := os.ReadFile(g.bodyPath)
+	b, err := readRegular(g.bodyPath, 64<<20)
 	if err != nil {
 		ps.at(key, "", "cannot read body file %s (%v); write body_file = a path relative to the plan's folder, or the body inline as body = '...'", g.bodyPath, err)
 		return
@@ -169,6 +170,9 @@ func newDrawer(values []string, cdf []float64, seed int64, stream uint64, part, 
 }
 
 func (d *drawer) draw() string {
+	if len(d.values) == 0 {
+		return ""
+	}
 	d.drawn++
 	if d.cdf != nil {
 		u := d.rng.Float64() * d.cdf[len(d.cdf)-1]
@@ -197,4 +201,26 @@ func (d *drawer) note(name, stage string) string {
 		return ""
 	}
 	return fmt.Sprintf("data %s: the %s part's %d values ran out; %d of %d draws repeated a value (cache primed)", name, stage, len(d.values), d.reused, d.drawn)
+}
+
+// readRegular reads a plan's file, refusing anything but a regular file of
+// at most limit bytes: a plan naming /dev/zero or a FIFO must not hang or
+// exhaust the runner.
+func readRegular(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s holds %d bytes, over the limit of %d", path, st.Size(), limit)
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // refusalShape is what every refusal must look like, from any input.
-var refusalShape = regexp.MustCompile(`^(plan\.toml|ids\.txt|dup\.txt|space\.txt|three\.txt|body\.json|[^:\n]+):[1-9][0-9]*: [^\n]+$`)
+var refusalShape = regexp.MustCompile(`^[^\n]+:[1-9][0-9]*: [^\n]+$`)
 
 // FuzzParse feeds the parser arbitrary plans in a folder holding the data
 // and body files the corpus names: it must never panic, every refusal must
@@ -23,26 +23,30 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(tc.plan))
 	}
 	f.Add([]byte(varsPlan))
+	f.Add([]byte("a = 0b\n")) // a refusal once quoted this newline and took two lines
 	f.Add([]byte(itemPlan(`draw = "zipf"` + "\nexponent = 0.7")))
 	if b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "plans", "example.toml")); err == nil {
 		f.Add(b)
 	}
+	// No Chdir: the fuzzing engine reads testdata/fuzz from the package folder.
 	dir := f.TempDir()
-	f.Chdir(dir)
 	var ids strings.Builder
 	for i := 0; i < 50; i++ {
 		ids.WriteString("id-" + string(rune('a'+i%26)) + strings.Repeat("x", i/26) + "\n")
 	}
 	for name, content := range map[string]string{
 		"ids.txt": ids.String(), "body.json": "{\"n\": \"{ids}\"}\n", "dup.txt": "a\na\n",
-		"space.txt": "a b\n", "three.txt": "x\ny\nz\n", "session.txt": "s\n", "region.txt": "r\n",
+		"example-ids.txt": ids.String(), "space.txt": "a b\n", "three.txt": "x\ny\nz\n", "session.txt": "s\n", "region.txt": "r\n",
 	} {
-		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			f.Fatal(err)
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := Parse("plan.toml", data)
+		p, err := Parse(filepath.Join(dir, "plan.toml"), data)
+		if testing.Verbose() {
+			t.Logf("parse: %v", err)
+		}
 		if err != nil {
 			if exit.Code(err) != exit.CannotJudge {
 				t.Fatalf("refusal with exit %d: %v", exit.Code(err), err)

@@ -75,9 +75,9 @@ func syntaxRefusal(path string, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		line := max(pe.Position.Line, 1)
-		return exit.Refusef("%s:%d: this is not valid TOML (%s); fix the syntax on this line, docs/plan.md shows a complete plan", path, line, pe.Message)
+		return exit.Refusef("%s:%d: this is not valid TOML (%s); fix the syntax on this line, docs/plan.md shows a complete plan", path, line, oneLine(pe.Message))
 	}
-	return exit.Refusef("%s:1: this is not valid TOML (%v); fix the syntax, docs/plan.md shows a complete plan", path, err)
+	return exit.Refusef("%s:1: this is not valid TOML (%s); fix the syntax, docs/plan.md shows a complete plan", path, oneLine(err.Error()))
 }
 
 func (ps *parser) lineOf(path []string) int { return ps.pos.line(path) }

@@ -8,6 +8,7 @@ import "strings"
 type segment struct {
 	lit  string // literal text, when name is ""
 	name string
+	src  int // the data source's index, once bound by Source
 }
 
 type template []segment

@@ -6,7 +6,6 @@ package plan
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/exit"
@@ -123,9 +122,9 @@ func Default() *Plan {
 
 // ParseFile reads and parses the plan at path.
 func ParseFile(path string) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path, 16<<20)
 	if err != nil {
-		return nil, exit.Refusef("%s:1: cannot read the plan (%v); write the path of a plan file, such as --plan perf/plan.toml", path, err)
+		return nil, exit.Refusef("%s:1: cannot read the plan (%w); write the path of a plan file, such as --plan perf/plan.toml", path, err)
 	}
 	return Parse(path, data)
 }

@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 // planDir writes the files every plan in these tests may name and moves
 // into the folder, so messages read "plan.toml:N: ..." as a user sees them.
-func planDir(t *testing.T, ids int) string {
+func planDir(t testing.TB, ids int) string {
 	t.Helper()
 	dir := t.TempDir()
 	var b strings.Builder
@@ -33,7 +33,7 @@ func planDir(t *testing.T, ids int) string {
 	return dir
 }
 
-func writeFile(t *testing.T, path, s string) {
+func writeFile(t testing.TB, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
@@ -98,6 +98,8 @@ var refusals = []struct{ name, plan string }{
 	{"unknown key in variable", "[vars]\nregion = { value = \"eu\", secrte = true }\n" + hello},
 	{"data without file", "[data.ids]\ndraw = \"fresh\"\n" + hello},
 	{"data file missing", "[data.ids]\nfile = \"missing.txt\"\n" + hello},
+	{"data file is a device", "[data.ids]\nfile = \"/dev/zero\"\n" + hello},
+	{"data file is a folder", "[data.ids]\nfile = \".\"\n" + hello},
 	{"data value repeats", "[data.ids]\nfile = \"dup.txt\"\n" + hello},
 	{"data value with a space", "[data.ids]\nfile = \"space.txt\"\n" + hello},
 	{"unknown draw", "[data.ids]\nfile = \"ids.txt\"\ndraw = \"zipfian\"\n" + hello},
@@ -213,4 +215,44 @@ var pkgDir, _ = os.Getwd()
 func testdataDir(t *testing.T) string {
 	t.Helper()
 	return filepath.Join(pkgDir, "testdata")
+}
+
+// TestSharedPlans checks the plans other packages' tests use: example.toml
+// parses, and every invalid-*.toml is refused with its golden message.
+func TestSharedPlans(t *testing.T) {
+	dir := filepath.Join(pkgDir, "..", "..", "testdata", "plans")
+	files, err := filepath.Glob(filepath.Join(dir, "*.toml"))
+	if err != nil || len(files) < 2 {
+		t.Fatalf("testdata/plans holds %d plans (%v)", len(files), err)
+	}
+	var got strings.Builder
+	for _, f := range files {
+		name := filepath.Base(f)
+		_, err := ParseFile(f)
+		invalid := strings.HasPrefix(name, "invalid-")
+		switch {
+		case invalid && err == nil:
+			t.Errorf("%s was accepted", name)
+		case invalid && exit.Code(err) != exit.CannotJudge:
+			t.Errorf("%s: exit %d, want 2", name, exit.Code(err))
+		case !invalid && err != nil:
+			t.Errorf("%s: %v", name, err)
+		case invalid:
+			fmt.Fprintf(&got, "%s\n", strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""))
+		}
+	}
+	golden(t, "shared-plans.golden", got.String())
+}
+
+func TestParseFileRefusals(t *testing.T) {
+	dir := planDir(t, 0)
+	for _, tc := range []struct{ path, want string }{
+		{"nope.toml", "nope.toml:1: cannot read the plan (open nope.toml: no such file or directory); write the path of a plan file, such as --plan perf/plan.toml"},
+		{dir, dir + ":1: cannot read the plan (" + dir + " is not a regular file); write the path of a plan file, such as --plan perf/plan.toml"},
+	} {
+		_, err := ParseFile(tc.path)
+		if err == nil || err.Error() != tc.want || exit.Code(err) != exit.CannotJudge {
+			t.Errorf("ParseFile(%s):\n got %v\nwant %s", tc.path, err, tc.want)
+		}
+	}
 }

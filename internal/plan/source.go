@@ -30,6 +30,7 @@ type stageState struct {
 	n       uint64
 	current []float64 // smooth weighted round robin's running weights
 	drawers []*drawer
+	vals    []string // this request's draws, by data source
 }
 
 type compiled struct {
@@ -102,7 +103,8 @@ func (p *Plan) newSource(v *Vars, seed int64, part, parts int) (*RequestSource, 
 				case seg.name == "":
 					out = appendLit(out, seg.lit)
 				case hasIdx(dataIdx, seg.name):
-					uses[dataIdx[seg.name]] = true
+					seg.src = dataIdx[seg.name]
+					uses[seg.src] = true
 					out = append(out, seg)
 				default:
 					val, ok := v.Get(seg.name)
@@ -138,9 +140,12 @@ func (p *Plan) newSource(v *Vars, seed int64, part, parts int) (*RequestSource, 
 	for st := range s.stages {
 		ss := &s.stages[st]
 		ss.current = make([]float64, len(s.groups))
+		ss.vals = make([]string, len(p.Data))
 		for i, d := range p.Data {
 			values, cdf := d.measured, d.measCDF
-			if load.Stage(st) == load.Warmup {
+			if load.Stage(st) == load.Warmup && len(d.warm) > 0 {
+				// warmup_fraction = 0 gives the warm-up no part of its own:
+				// it then draws from the measured values, as the plan chose.
 				values, cdf = d.warm, d.warmCDF
 			}
 			// Each source and stage gets its own stream, so adding a data
@@ -166,7 +171,7 @@ func appendLit(t template, s string) template {
 
 // render builds a request; vals holds this request's draw from each data
 // source by index (nil when the group draws nothing).
-func (c *compiled) render(vals map[string]string) load.Request {
+func (c *compiled) render(vals []string) load.Request {
 	r := load.Request{Group: c.group, Method: c.method}
 	r.Path = c.path.fill(vals)
 	if len(c.header) > 0 {
@@ -176,12 +181,12 @@ func (c *compiled) render(vals map[string]string) load.Request {
 		}
 	}
 	if len(c.body) > 0 {
-		r.Body = []byte(c.body.fill(vals))
+		r.Body = c.body.fillBytes(vals)
 	}
 	return r
 }
 
-func (t template) fill(vals map[string]string) string {
+func (t template) fill(vals []string) string {
 	switch {
 	case len(t) == 0:
 		return ""
@@ -190,7 +195,11 @@ func (t template) fill(vals map[string]string) string {
 	}
 	n := 0
 	for _, seg := range t {
-		n += len(seg.lit) + len(vals[seg.name])
+		if seg.name == "" {
+			n += len(seg.lit)
+		} else {
+			n += len(vals[seg.src])
+		}
 	}
 	var b strings.Builder
 	b.Grow(n)
@@ -198,7 +207,7 @@ func (t template) fill(vals map[string]string) string {
 		if seg.name == "" {
 			b.WriteString(seg.lit)
 		} else {
-			b.WriteString(vals[seg.name])
+			b.WriteString(vals[seg.src])
 		}
 	}
 	return b.String()
@@ -233,11 +242,10 @@ func (s *RequestSource) Next(stage load.Stage) load.Request {
 	if c.static != nil {
 		return *c.static
 	}
-	vals := make(map[string]string, len(c.uses))
 	for _, i := range c.uses {
-		vals[s.data[i].Name] = ss.drawers[i].draw()
+		ss.vals[i] = ss.drawers[i].draw()
 	}
-	return c.render(vals)
+	return c.render(ss.vals)
 }
 
 // Notes says which fresh draws ran out and repeated values, for the report:
@@ -265,4 +273,25 @@ func (s *RequestSource) Reused(stage load.Stage) uint64 {
 		n += d.reused
 	}
 	return n
+}
+
+// fillBytes is fill straight into the body's bytes, saving a copy.
+func (t template) fillBytes(vals []string) []byte {
+	n := 0
+	for _, seg := range t {
+		if seg.name == "" {
+			n += len(seg.lit)
+		} else {
+			n += len(vals[seg.src])
+		}
+	}
+	b := make([]byte, 0, n)
+	for _, seg := range t {
+		if seg.name == "" {
+			b = append(b, seg.lit...)
+		} else {
+			b = append(b, vals[seg.src]...)
+		}
+	}
+	return b
 }

@@ -126,6 +126,17 @@ func TestFreshNeverRepeatsAndWarmupIsDisjoint(t *testing.T) {
 	}
 }
 
+func TestNoWarmupPart(t *testing.T) {
+	s := mustSource(t, itemPlan("warmup_fraction = 0\nexhausted = \"reshuffle\""), 10, 1)
+	got := map[string]bool{}
+	for _, v := range append(draws(s, load.Warmup, 10), draws(s, load.Measured, 10)...) {
+		got[v] = true
+	}
+	if len(got) != 10 {
+		t.Errorf("with warmup_fraction = 0 both stages draw from all 10 values; got %d distinct", len(got))
+	}
+}
+
 func TestPairSourcesAreDisjointAndArmsAgree(t *testing.T) {
 	planDir(t, 1000)
 	p, err := Parse("plan.toml", []byte(itemPlan("")))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -50,9 +49,9 @@ func ResolveVars(p *Plan, flagVars []string, getenv func(string) string) (*Vars,
 			return nil, exit.Refusef("%s:%d: --var %s names no variable of the plan; declare it under [vars], such as %s = { secret = true }", p.Path, p.Line("vars"), safeName(name), safeName(name))
 		}
 		if file, isFile := strings.CutPrefix(val, "@"); isFile {
-			b, err := os.ReadFile(file)
+			b, err := readRegular(file, 1<<20)
 			if err != nil {
-				return nil, exit.Refusef("--var %s=@%s: cannot read the file (%v); write --var %s=@PATH naming a readable file", name, file, err, name)
+				return nil, exit.Refusef("--var %s=@%s: cannot read the file (%w); write --var %s=@PATH naming a readable file", name, file, err, name)
 			}
 			val = trimNewline(string(b))
 			v.origin[name] = "--var " + name + "=@" + file
@@ -77,7 +76,7 @@ func ResolveVars(p *Plan, flagVars []string, getenv func(string) string) (*Vars,
 			if !filepath.IsAbs(path) {
 				path = filepath.Join(p.dir, path)
 			}
-			b, err := os.ReadFile(path)
+			b, err := readRegular(path, 1<<20)
 			switch {
 			case err == nil:
 				val, ok = trimNewline(string(b)), true
@@ -85,7 +84,7 @@ func ResolveVars(p *Plan, flagVars []string, getenv func(string) string) (*Vars,
 			case errors.Is(err, fs.ErrNotExist) && d.Has:
 				// The plan's value is the default for when the file is not made.
 			default:
-				return nil, exit.Refusef("%s:%d: variable %s: cannot read %s (%v); write file = a readable path relative to the plan's folder, or pass --var %s=... or %s", p.Path, d.Line, d.Name, path, err, d.Name, EnvPrefix+strings.ToUpper(d.Name))
+				return nil, exit.Refusef("%s:%d: variable %s: cannot read %s (%w); write file = a readable path relative to the plan's folder, or pass --var %s=... or %s", p.Path, d.Line, d.Name, path, err, d.Name, EnvPrefix+strings.ToUpper(d.Name))
 			}
 		}
 		if !ok && d.Has {

@@ -37,7 +37,7 @@ func phaseFigures(pair int, lead string, r *armRun, withStore bool) judge.Phase 
 		}
 		for h := range 2 {
 			hg := res.Halves[h][gi]
-			gf.Halves[h] = judge.Half{P50: ms(hg.Percentile(50)), P90: ms(hg.Percentile(90)), Count: uint64(hg.Latency.TotalCount())}
+			gf.Halves[h] = judge.Half{P50: ms(hg.Percentile(50)), P90: ms(hg.Percentile(90)), Count: count(hg.Latency)}
 		}
 		ph.Groups = append(ph.Groups, gf)
 	}
@@ -54,7 +54,7 @@ func phaseFigures(pair int, lead string, r *armRun, withStore bool) judge.Phase 
 		Achieved: s.Achieved,
 		Intended: s.Intended,
 		Sent:     s.Sent,
-		Late:     countOver(s.Lateness, LateBound),
+		Late:     s.Late,
 		Dropped:  s.Dropped,
 		Answered: all.Requests,
 	}
@@ -62,29 +62,6 @@ func phaseFigures(pair int, lead string, r *armRun, withStore bool) judge.Phase 
 		ph.Schedule.LatenessP99 = ms(load.NearestRank(s.Lateness, 99))
 	}
 	return ph
-}
-
-// LateBound is how far behind its due time an arrival may be sent before
-// the judge counts it late. The engine's own bound (load.LateAfter, 1 ms)
-// flags a runner's scheduling hiccups; the gate asks whether the schedule
-// still held its shape: a tenth of the seed's 50 ms interval. Latency counts
-// from the intended time either way, so lateness under the bound still shows
-// in both arms' figures.
-const LateBound = 5 * time.Millisecond
-
-// countOver counts the values of a µs histogram above d.
-func countOver(h *hdrhistogram.Histogram, d time.Duration) uint64 {
-	if h == nil {
-		return 0
-	}
-	limit := d.Microseconds()
-	var n int64
-	for _, b := range h.Distribution() {
-		if b.From > limit {
-			n += b.Count
-		}
-	}
-	return uint64(n)
 }
 
 // unexpected counts the answers the plan does not name, by status, and the
@@ -123,4 +100,12 @@ func metricList(p *plan.Plan, seen map[string]bool) []judge.Metric {
 	add("peak_memory", judge.Memory, "bytes", false)
 	add("tx_per_request", judge.Transactions, "tx", false)
 	return ms
+}
+
+// count is a histogram's count; a group with no success has none.
+func count(h *hdrhistogram.Histogram) uint64 {
+	if h == nil {
+		return 0
+	}
+	return uint64(h.TotalCount())
 }

@@ -43,7 +43,7 @@ func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, err e
 
 	attacks := make([]load.Attack, len(runs))
 	for k, r := range runs {
-		src, groups, err := c.Plan.Source(c.Vars, c.Seed+int64(i))
+		src, groups, err := c.Plan.PairSource(c.Vars, c.Seed, i, ab.Pairs)
 		if err != nil {
 			return base, head, err
 		}

@@ -30,8 +30,8 @@ type Config struct {
 	Plan       *plan.Plan
 	Vars       *plan.Vars
 	Base, Head Arm
-	// Seed makes the requests of pair i come from Source(vars, Seed+i), the
-	// same sequence for both arms of the pair.
+	// Seed orders the requests; pair i draws its own slice of each data
+	// source (PairSource), the same for both arms of the pair.
 	Seed int64
 	// StoreFlush is how long to wait before reading commit counters after a
 	// window closes: PostgreSQL publishes a backend's counts about once a

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/exit"
@@ -85,9 +87,23 @@ func Up(ctx context.Context, p *Plan, runID, logDir string) (*Running, error) {
 			return nil, r.abort(ctx, fmt.Errorf("writing %s: %w", file, err))
 		}
 		r.Projects = append(r.Projects, StartedProject{Name: pr.name, File: file, Services: names})
-		if err := r.compose(ctx, pr.name, file, "up", "up", "-d", "--no-color"); err != nil {
-			return nil, r.abort(ctx, fmt.Errorf("starting compose project %s: %w", pr.name, err))
-		}
+	}
+	// The two projects share nothing, so they start side by side: the
+	// compose CLI's own start-up is most of the wait on a busy runner.
+	errs := make([]error, len(r.Projects))
+	var wg sync.WaitGroup
+	for i, pr := range r.Projects {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.compose(ctx, pr.Name, pr.File, "up", "up", "-d", "--no-color"); err != nil {
+				errs[i] = fmt.Errorf("starting compose project %s: %w", pr.Name, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, r.abort(ctx, err)
 	}
 	if err := waitHealthy(ctx, runID, p.WaitTimeout); err != nil {
 		return nil, r.abort(ctx, err)
@@ -126,10 +142,13 @@ func (r *Running) abort(ctx context.Context, cause error) error {
 	return cause
 }
 
-// Down keeps each project's logs, removes the projects (containers,
-// networks, volumes) and then proves, by the run's label, that nothing of
-// the run remains. It runs on a fresh context so that a cancelled run still
-// cleans up.
+// Down keeps each container's log, stops the run's containers (SIGTERM,
+// then SIGKILL after 5 s), removes them with their networks and volumes, and
+// then proves, by the run's label, that nothing of the run remains. It runs
+// on a fresh context so that a cancelled run still cleans up. It works by
+// label rather than through `compose down`: the Python compose CLI alone
+// takes seconds to start on a busy runner, and the label also finds what a
+// start killed half-way created.
 func (r *Running) Down(ctx context.Context) error {
 	if r.down {
 		return nil
@@ -137,37 +156,48 @@ func (r *Running) Down(ctx context.Context) error {
 	r.down = true
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
-	var errs []error
-	for i := len(r.Projects) - 1; i >= 0; i-- {
-		pr := r.Projects[i]
-		if err := r.saveLogs(dctx, pr); err != nil {
-			errs = append(errs, err)
-		}
-		if err := r.compose(dctx, pr.Name, pr.File, "down", "down", "-v", "--remove-orphans", "-t", "5"); err != nil {
-			errs = append(errs, fmt.Errorf("stopping compose project %s: %w", pr.Name, err))
-		}
+	var wg sync.WaitGroup
+	for _, pr := range r.Projects {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.saveLogs(dctx, pr)
+		}()
 	}
-	// The label sweep catches what compose did not know it had made (a
-	// start killed between creating and recording a container).
-	if err := DownByLabel(dctx, r.RunID); err != nil {
-		errs = append(errs, err)
+	wg.Wait()
+	if ids, err := docker(dctx, "ps", "-q", "--filter", "label="+RunLabel+"="+r.RunID); err == nil && len(strings.Fields(ids)) > 0 {
+		// Errors here are left to the sweep, which removes by force.
+		_, _ = docker(dctx, append([]string{"stop", "-t", "5"}, strings.Fields(ids)...)...)
 	}
-	return errors.Join(errs...)
+	return DownByLabel(dctx, r.RunID)
 }
 
-func (r *Running) saveLogs(ctx context.Context, pr StartedProject) error {
-	path := filepath.Join(r.logDir, pr.Name+".log")
-	f, err := os.Create(path)
+// saveLogs keeps each container's output as <logDir>/<project>/<service>.log
+// (docker logs: the Python compose CLI takes seconds to start on a busy
+// runner, and teardown waits for this).
+func (r *Running) saveLogs(ctx context.Context, pr StartedProject) {
+	ids, err := docker(ctx, "ps", "-a", "-q", "--filter", "label="+RunLabel+"="+r.RunID, "--filter", "label=com.docker.compose.project="+pr.Name)
 	if err != nil {
-		return fmt.Errorf("keeping the logs of %s: %w", pr.Name, err)
+		return // nothing started, nothing to keep
 	}
-	defer f.Close()
-	cmd := r.tool.command(ctx, pr.Name, pr.File, "logs", "--no-color", "--timestamps")
-	cmd.Stdout = f
-	cmd.Stderr = f
-	// A project that never started has no logs: not a teardown failure.
-	_ = cmd.Run()
-	return nil
+	dir := filepath.Join(r.logDir, pr.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	for _, id := range strings.Fields(ids) {
+		svc, err := docker(ctx, "inspect", "--format", `{{index .Config.Labels "com.docker.compose.service"}}-{{index .Config.Labels "com.docker.compose.container-number"}}`, id)
+		if err != nil {
+			continue
+		}
+		f, err := os.Create(filepath.Join(dir, strings.TrimSpace(svc)+".log"))
+		if err != nil {
+			continue
+		}
+		cmd := exec.CommandContext(ctx, "docker", "logs", "--timestamps", id)
+		cmd.Stdout, cmd.Stderr = f, f
+		_ = cmd.Run()
+		f.Close()
+	}
 }
 
 // LogDir is where the run's compose files and logs are kept.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -61,7 +63,7 @@ volumes:
 `
 
 type dockerTrees struct {
-	head, base       Tree
+	head, base        Tree
 	apiPort, nodePort int
 }
 
@@ -132,6 +134,7 @@ func containersOf(t *testing.T, runID, service string) []string {
 }
 
 func TestUpGivesTheBaseItsOwnCopyOfWhatDiffers(t *testing.T) {
+	t.Parallel() // separate projects, ports and run ids
 	tr := newDockerTrees(t, "head data", "base data")
 	p := mustDiff(t, tr.head, tr.base)
 	if got := copiedOf(p); len(got) != 1 || got[0] != "api+db" {
@@ -168,8 +171,23 @@ func TestUpGivesTheBaseItsOwnCopyOfWhatDiffers(t *testing.T) {
 		t.Errorf("Rewrite = %q, want %q", got, want)
 	}
 
+	// The sweep after the run can only prove what carries the label.
+	kinds := map[string]int{}
+	left, _ := Leftovers(context.Background(), runID)
+	for _, l := range left {
+		kind, _, _ := strings.Cut(l, " ")
+		kinds[kind]++
+	}
+	if kinds["container"] != 5 || kinds["network"] != 2 || kinds["volume"] != 2 {
+		t.Errorf("labelled while running: %v, want 5 containers, 2 networks, 2 volumes", kinds)
+	}
+	downStart := time.Now()
 	if err := r.Down(context.Background()); err != nil {
 		t.Fatalf("Down: %v", err)
+	}
+	t.Logf("down: %s", time.Since(downStart).Round(time.Millisecond))
+	if _, err := os.Stat(filepath.Join(r.LogDir(), p.BaseProject, "api-1.log")); err != nil {
+		t.Errorf("the base copy's api log was not kept: %v", err)
 	}
 	if left, _ := Leftovers(context.Background(), runID); len(left) > 0 {
 		t.Fatalf("after Down: %v", left)
@@ -177,16 +195,21 @@ func TestUpGivesTheBaseItsOwnCopyOfWhatDiffers(t *testing.T) {
 }
 
 func TestUpIdenticalTreesStartOneProject(t *testing.T) {
+	t.Parallel() // separate projects, ports and run ids
 	tr := newDockerTrees(t, "same", "same")
 	p := mustDiff(t, tr.head, tr.base)
 	if p.Copied() {
 		t.Fatalf("identical trees copied %v", copiedOf(p))
 	}
 	runID := fmt.Sprintf("t%d", time.Now().UnixNano())
+	start := time.Now()
 	r, err := runUp(t, context.Background(), p, runID)
 	if err != nil {
 		t.Fatalf("Up: %v", err)
 	}
+	t.Logf("up (one project): %s", time.Since(start))
+	defer func(start time.Time) { t.Logf("down: %s", time.Since(start)) }(time.Now())
+	defer r.Down(context.Background())
 	if len(r.Projects) != 1 {
 		t.Fatalf("projects %+v, want the head's alone", r.Projects)
 	}
@@ -196,6 +219,7 @@ func TestUpIdenticalTreesStartOneProject(t *testing.T) {
 }
 
 func TestUpTearsDownAfterAFailedStart(t *testing.T) {
+	t.Parallel() // separate projects, ports and run ids
 	tr := newDockerTrees(t, "head", "base", "DB_FAIL=1")
 	p := mustDiff(t, tr.head, tr.base)
 	p.WaitTimeout = 40 * time.Second
@@ -211,6 +235,7 @@ func TestUpTearsDownAfterAFailedStart(t *testing.T) {
 }
 
 func TestUpTearsDownWhenCancelledMidStart(t *testing.T) {
+	t.Parallel() // separate projects, ports and run ids
 	tr := newDockerTrees(t, "head", "base", "DB_SLOW_START=60s")
 	p := mustDiff(t, tr.head, tr.base)
 	runID := fmt.Sprintf("t%d", time.Now().UnixNano())

@@ -57,6 +57,8 @@ type Counter struct {
 	conn  *pgx.Conn
 	dbs   []string
 	begin map[string]int64
+	// The instants of Begin's and End's reads, for a rate over the phase.
+	beganAt, endedAt time.Time
 }
 
 // NewCounter connects to the maintenance database of the server dsn points
@@ -147,7 +149,7 @@ func (c *Counter) Begin(ctx context.Context) error {
 		return err
 	}
 	c.mu.Lock()
-	c.begin = m
+	c.begin, c.beganAt, c.endedAt = m, time.Now(), time.Time{}
 	c.mu.Unlock()
 	return nil
 }
@@ -175,11 +177,25 @@ func (c *Counter) End(ctx context.Context, wait time.Duration) (map[string]int64
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
+	c.endedAt = time.Now()
+	c.mu.Unlock()
 	delta := make(map[string]int64, len(now))
 	for db, n := range now {
 		delta[db] = n - begin[db]
 	}
 	return delta, nil
+}
+
+// Span is the time between Begin's read and the last End's read: divide
+// an idle phase's commits by it for a rate. Zero before End.
+func (c *Counter) Span() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.endedAt.IsZero() {
+		return 0
+	}
+	return c.endedAt.Sub(c.beganAt)
 }
 
 // Close ends the probe's connection.

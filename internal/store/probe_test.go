@@ -120,6 +120,9 @@ func testCounterCountsArmCommits(t *testing.T, s *Server) {
 			if got[tc.db] != n {
 				t.Fatalf("%s: %d commits counted over the phase, the arm made %d", tc.db, got[tc.db], n)
 			}
+			if span := c.Span(); span < FlushWait {
+				t.Fatalf("Span = %s after End(ctx, FlushWait)", span)
+			}
 			if lag == 0 || lag > FlushWait {
 				t.Fatalf("%s: the count reached %d only after %s, beyond FlushWait %s", tc.db, n, lag, FlushWait)
 			}
@@ -257,5 +260,46 @@ func testProbeDoesNotInflate(t *testing.T, s *Server) {
 
 	if _, err := Commits(ctx, armDSN, "perf_nope"); err == nil || !strings.Contains(err.Error(), `no database "perf_nope"`) {
 		t.Fatalf("Commits of a missing database: err = %v", err)
+	}
+}
+
+// testTableWrites writes rows as the seed's head writes emergency
+// accesses (inserts and upserts) and reads them back from the statistics.
+func testTableWrites(t *testing.T, s *Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	dsn := s.DSN("perf_head")
+	arm, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"CREATE SCHEMA ferrofed",
+		"CREATE TABLE ferrofed.emergency_access (id int PRIMARY KEY, attempts int)",
+		"INSERT INTO ferrofed.emergency_access SELECT g, 1 FROM generate_series(1, 5) g",
+		// Three more attempts on rows that exist: updates, one write each.
+		"INSERT INTO ferrofed.emergency_access SELECT g, 1 FROM generate_series(1, 3) g ON CONFLICT (id) DO UPDATE SET attempts = emergency_access.attempts + 1",
+	} {
+		if _, err := arm.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	arm.Close(ctx)
+	deadline := time.Now().Add(FlushWait)
+	var n int64
+	for {
+		if n, err = TableWrites(ctx, dsn, "ferrofed.emergency_access"); err != nil {
+			t.Fatal(err)
+		}
+		if n >= 8 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n != 8 {
+		t.Fatalf("ferrofed.emergency_access: %d writes counted, want 5 inserts + 3 updates = 8", n)
+	}
+	if _, err := TableWrites(ctx, dsn, "ferrofed.nope"); err == nil || !strings.Contains(err.Error(), "no table ferrofed.nope") {
+		t.Fatalf("TableWrites of a missing table: err = %v", err)
 	}
 }

@@ -79,6 +79,14 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Port != 0 {
+		// Fail before a second of initdb when the asked port is taken.
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(o.Port)))
+		if err != nil {
+			return nil, fmt.Errorf("starting PostgreSQL: 127.0.0.1:%d is taken (%w): choose another port, or 0 for a free one", o.Port, err)
+		}
+		l.Close()
+	}
 	s = &Server{opts: o, bins: bins, user: su}
 	began := time.Now()
 	defer func() {

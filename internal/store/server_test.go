@@ -28,6 +28,7 @@ func TestServer(t *testing.T) {
 	t.Run("arms' databases over TLS", func(t *testing.T) { t.Parallel(); testArmsDatabasesOverTLS(t, s) })
 	t.Run("counter counts an arm's commits", func(t *testing.T) { testCounterCountsArmCommits(t, s) })
 	t.Run("probe does not inflate", func(t *testing.T) { t.Parallel(); testProbeDoesNotInflate(t, s) })
+	t.Run("table writes", func(t *testing.T) { t.Parallel(); testTableWrites(t, s) })
 }
 
 func testArmsDatabasesOverTLS(t *testing.T, s *Server) {
@@ -192,7 +193,8 @@ func TestFailedStartLeavesNothing(t *testing.T) {
 		cancel  bool // cancel Start once the postmaster is running
 		wantErr string
 	}{
-		{name: "port taken", opts: Options{Port: takenPort}, wantErr: "could not listen on 127.0.0.1:" + strconv.Itoa(takenPort)},
+		{name: "port taken", opts: Options{Port: takenPort}, wantErr: "127.0.0.1:" + strconv.Itoa(takenPort) + " is taken"},
+		{name: "setting postgres refuses", opts: Options{Settings: map[string]string{"shared_buffers": "lots"}}, wantErr: `invalid value for parameter "shared_buffers"`},
 		{name: "cancelled once running", cancel: true, wantErr: "context canceled"},
 		{name: "bad database name", opts: Options{Databases: []string{"perf-head"}}, wantErr: `database name "perf-head"`},
 	}

@@ -50,7 +50,7 @@ func build() (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(dir)
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(dir, "echo"), ".")
+	cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", filepath.Join(dir, "echo"), ".")
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -15,7 +15,9 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -37,6 +39,11 @@ func main() {
 		fmt.Println("failing on purpose")
 		os.Exit(3)
 	}
+	// As PID 1 the server gets no default SIGTERM handling: stop at once,
+	// as a real service does, instead of making docker wait out its timeout.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	go func() { <-stop; os.Exit(0) }()
 	if d, err := time.ParseDuration(os.Getenv("SLOW_START")); err == nil {
 		time.Sleep(d)
 	}

@@ -1,0 +1,97 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/store"
+	"github.com/perfgate/perfgate/internal/store/storetest"
+)
+
+// commitsOf runs a service with knobs over db, lets do act on it, stops it
+// and returns the database's commits from before the start to after the
+// stop. Stopping closes the service's connections, and a backend that exits
+// publishes its counts, so the total is exact once it stops moving.
+func commitsOf(t *testing.T, pg *store.Server, db string, do func(r *running), knobs ...string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	before, err := pg.Commits(ctx, db)
+	if err != nil {
+		t.Fatalf("reading the commits of %s: %v", db, err)
+	}
+	dsnFile, err := pg.WriteDSN(db, t.TempDir())
+	if err != nil {
+		t.Fatalf("writing the DSN of %s: %v", db, err)
+	}
+	r := run(t, append([]string{"--store-file", dsnFile}, knobs...)...)
+	if a := r.do(t, "GET", "/healthz", ""); a.status != 200 {
+		t.Fatalf("/healthz with a store: %d %s", a.status, a.body)
+	}
+	do(r)
+	if err := r.stop(); err != nil {
+		t.Fatalf("stopping the service: %v", err)
+	}
+	var last int64 = -1
+	for deadline := time.Now().Add(store.FlushWait); ; {
+		n, err := pg.Commits(ctx, db)
+		if err != nil {
+			t.Fatalf("reading the commits of %s: %v", db, err)
+		}
+		if n == last || time.Now().After(deadline) {
+			return n - before
+		}
+		last = n
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+func TestStoreKnobs(t *testing.T) {
+	pg := storetest.Start(t, "writes_1", "writes_4", "idle_0", "idle_20", "idle_busy")
+	const posts = 10
+	post := func(r *running) {
+		for i := range posts {
+			if a := r.do(t, "POST", "/items", fmt.Sprintf(`{"name":"w%d"}`, i)); a.status != 201 {
+				t.Fatalf("POST /items: %d %s", a.status, a.body)
+			}
+		}
+	}
+	idle := func(r *running) { time.Sleep(2 * time.Second) }
+
+	// What a service costs the store without any request (schema, health
+	// checks): the baseline the other counts are read against.
+	overhead := commitsOf(t, pg, "idle_0", idle)
+	t.Logf("start-up, health check and stop: %d commits", overhead)
+	if overhead > 5 {
+		t.Fatalf("an idle service without a poller made %d commits in 2s", overhead)
+	}
+
+	t.Run("store writes", func(t *testing.T) {
+		for _, tt := range []struct {
+			db     string
+			writes int
+		}{{"writes_1", 1}, {"writes_4", 4}} {
+			got := commitsOf(t, pg, tt.db, post, "--store-writes", fmt.Sprint(tt.writes)) - overhead
+			t.Logf("--store-writes %d: %d commits for %d POSTs", tt.writes, got, posts)
+			if want := int64(posts * tt.writes); got != want {
+				t.Errorf("--store-writes %d: %d commits beyond the baseline for %d POSTs, want %d", tt.writes, got, posts, want)
+			}
+		}
+	})
+
+	t.Run("idle commits", func(t *testing.T) {
+		got := commitsOf(t, pg, "idle_20", idle, "--idle-commits", "20") - overhead
+		t.Logf("--idle-commits 20 for 2s: %d commits", got)
+		// 40 expected; a loaded machine delays some ticks, never adds any.
+		if got < 25 || got > 45 {
+			t.Errorf("--idle-commits 20 made %d commits in 2s, want about 40", got)
+		}
+		got = commitsOf(t, pg, "idle_busy", idle, "--idle-commits", "-1") - overhead
+		t.Logf("--idle-commits -1 for 2s: %d commits", got)
+		// The gate's limit is 1 commit/s; the busy loop must be far above.
+		if got < 200 {
+			t.Errorf("--idle-commits -1 made %d commits in 2s, want hundreds", got)
+		}
+	})
+}

@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/load"
+)
+
+const loadPlan = `[vars]
+api_token = { secret = true }
+
+[load]
+rate = 40
+warmup = "200ms"
+duration = "1s"
+
+[[group]]
+name = "hello"
+path = "/hello?x=1"
+expect = 200
+headers = { Authorization = "Bearer {api_token}" }
+
+[[group]]
+name = "missing"
+path = "/missing"
+expect = 200
+`
+
+func writePlan(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "plan.toml")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoadCommand(t *testing.T) {
+	const token = "s3cret-token-value"
+	var authorized, other atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/hello" {
+			other.Add(1)
+			http.NotFound(w, r)
+			return
+		}
+		if r.Header.Get("Authorization") == "Bearer "+token && r.URL.RawQuery == "x=1" {
+			authorized.Add(1)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	planPath := writePlan(t, loadPlan)
+	report := filepath.Join(t.TempDir(), "report.json")
+	var out, errb bytes.Buffer
+	err := RunIO(context.Background(), []string{"load", "--plan", planPath, "--target", srv.URL, "--rate", "60",
+		"--duration", "1s", "--out", report, "--var", "api_token=" + token}, &IO{Out: &out, Err: &errb})
+	if err != nil {
+		t.Fatalf("perfgate load: %v\n%s%s", err, out.String(), errb.String())
+	}
+	if strings.Contains(out.String()+errb.String(), token) {
+		t.Errorf("the secret token was printed:\n%s%s", out.String(), errb.String())
+	}
+	for _, want := range []string{"offered 60.0/s", "hello", "missing", "30 failed (30 unexpected status"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+	f, err := os.Open(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep, err := load.ReadReport(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Schedule.Intended != 60 || len(rep.Groups) != 2 || rep.Groups[0].Expected != 30 || rep.Groups[1].Statuses[404] != 30 {
+		t.Errorf("report: schedule %+v, groups %+v", rep.Schedule, rep.Groups)
+	}
+	if rep.Plan != planPath || rep.WarmupS != 0.2 {
+		t.Errorf("report plan %q warm-up %v, want %q and 0.2", rep.Plan, rep.WarmupS, planPath)
+	}
+	// Warm-up (6 of 12 arrivals) and measured (30) hello requests all
+	// carried the token.
+	if authorized.Load() != 36 {
+		t.Errorf("%d authorized hello requests reached the target, want 36", authorized.Load())
+	}
+}
+
+func TestLoadCommandRefuses(t *testing.T) {
+	good := writePlan(t, loadPlan)
+	bad := writePlan(t, "[load]\nrate = \"20\"\n[[group]]\nname = \"a\"\npath = \"/a\"\nexpect = 200\n")
+	staged := writePlan(t, "[load]\nrate = 1\n[[load.stage]]\ntarget = 5\nduration = \"1s\"\n[[group]]\nname = \"a\"\npath = \"/a\"\nexpect = 200\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no target", []string{"--plan", good, "--var", "api_token=x"}, "--target is missing"},
+		{"bad plan", []string{"--plan", bad, "--target", "http://127.0.0.1:1"}, bad + ":2:"},
+		{"missing plan", []string{"--plan", filepath.Join(t.TempDir(), "nope.toml"), "--target", "http://127.0.0.1:1"}, "nope.toml:1:"},
+		{"remote target", []string{"--plan", good, "--target", "http://192.0.2.7:8080", "--var", "api_token=x"}, "not loopback"},
+		{"duration with stages", []string{"--plan", staged, "--target", "http://127.0.0.1:1", "--duration", "5s"}, "drop --duration"},
+		{"stray argument", []string{"--plan", good, "extra"}, "unexpected argument"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			err := RunIO(context.Background(), append([]string{"load"}, tc.args...), &IO{Out: &out, Err: &errb})
+			if exit.Code(err) != exit.CannotJudge || !strings.Contains(errb.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 with %q", exit.Code(err), errb.String(), tc.want)
+			}
+		})
+	}
+}
+
+// TestLoadCommandCanceled is Ctrl-C: the command stops at once, still
+// prints and writes what was measured, and exits 2 (cannot judge).
+func TestLoadCommandCanceled(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(srv.Close)
+	planPath := writePlan(t, strings.Replace(loadPlan, `duration = "1s"`, `duration = "30s"`, 1))
+	report := filepath.Join(t.TempDir(), "report.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(1200*time.Millisecond, cancel)
+	var out, errb bytes.Buffer
+	began := time.Now()
+	err := RunIO(ctx, []string{"load", "--plan", planPath, "--target", srv.URL, "--out", report, "--var", "api_token=x"},
+		&IO{Out: &out, Err: &errb, IsTerminal: true})
+	if took := time.Since(began); took > 3*time.Second {
+		t.Errorf("took %v after a cancel at 1.2s", took)
+	}
+	if exit.Code(err) != exit.CannotJudge || !strings.Contains(errb.String(), "canceled") {
+		t.Errorf("exit %d, stderr %q; want exit 2 saying canceled", exit.Code(err), errb.String())
+	}
+	if !strings.Contains(out.String(), "canceled: partial result") {
+		t.Errorf("summary does not say it is partial:\n%s", out.String())
+	}
+	if !strings.Contains(errb.String(), "measured") || !strings.Contains(errb.String(), "req/s") {
+		t.Errorf("no progress line on a terminal: %q", errb.String())
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatalf("no partial report: %v", err)
+	}
+	rep, err := load.ReadReport(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("partial report: %v", err)
+	}
+	if !rep.Canceled || rep.Total.Requests < 20 {
+		t.Errorf("partial report: canceled %v, %d requests; want canceled with about 40", rep.Canceled, rep.Total.Requests)
+	}
+}
