@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/plan"
+)
+
+// profile is one set of gate settings under test.
+type profile struct {
+	Name    string             `json:"name"`
+	Pairs   int                `json:"pairs"`
+	Warmup  time.Duration      `json:"warmup"`
+	Measure time.Duration      `json:"measure"`
+	Rate    float64            `json:"rate"`
+	Tol     map[string]float64 `json:"tolerance,omitempty"` // empty: the judge's defaults
+}
+
+// The profiles. "seed" is the seed's defaults without the idle phase (it
+// judges nothing a latency slowdown changes). The short ones lower the
+// latency tolerance to 5 %, since at the seed's 25 % a 10 % slowdown can
+// never breach, and buy back the noise with more pairs and a higher rate.
+var profiles = map[string]profile{
+	"seed":  {Name: "seed", Pairs: 4, Warmup: 10 * time.Second, Measure: 60 * time.Second, Rate: 20},
+	"short": {Name: "short", Pairs: 8, Warmup: time.Second, Measure: 6 * time.Second, Rate: 60, Tol: map[string]float64{"latency": 0.05}},
+	"p6":    {Name: "p6", Pairs: 6, Warmup: 2 * time.Second, Measure: 12 * time.Second, Rate: 50, Tol: map[string]float64{"latency": 0.05}},
+	"quick": {Name: "quick", Pairs: 4, Warmup: time.Second, Measure: 4 * time.Second, Rate: 40, Tol: map[string]float64{"latency": 0.05}},
+}
+
+func profileNames() string {
+	names := make([]string, 0, len(profiles))
+	for n := range profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// scenario is what the head carries against the base.
+type scenario struct {
+	Name   string
+	Factor float64 // --latency-factor of the head; 1 is A/A
+}
+
+var scenarios = map[string]scenario{
+	"aa":     {"aa", 1},
+	"slow10": {"slow10", 1.10},
+	"slow25": {"slow25", 1.25},
+}
+
+// benchPlan is two GET groups of the example service: the two routes whose
+// cost is the knobs' alone, so the head's slowdown is the injected one.
+const benchPlan = `
+[[group]]
+name = "hello"
+method = "GET"
+path = "/hello"
+expect = [200]
+
+[[group]]
+name = "item"
+method = "GET"
+path = "/items/42"
+expect = [200]
+`
+
+// groups of benchPlan, for "p50"-style tolerance keys.
+var groups = []string{"hello", "item"}
+
+func (pr profile) plan() (*plan.Plan, error) {
+	p, err := plan.Parse("bench-power-plan.toml", []byte(benchPlan))
+	if err != nil {
+		return nil, fmt.Errorf("parsing the bench plan: %w", err)
+	}
+	p.AB.Pairs, p.AB.Warmup, p.AB.Measure, p.AB.Rate, p.AB.Idle = pr.Pairs, pr.Warmup, pr.Measure, pr.Rate, 0
+	if p.Tolerance == nil {
+		p.Tolerance = map[string]float64{}
+	}
+	for k, v := range pr.Tol {
+		p.Tolerance[k] = v
+	}
+	if err := p.CheckAB(p.AB); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (pr profile) String() string {
+	return fmt.Sprintf("%s: %d pairs x (%s + %s) at %s/s, tolerance %s", pr.Name, pr.Pairs, pr.Warmup, pr.Measure,
+		strconv.FormatFloat(pr.Rate, 'f', -1, 64), tolString(pr.Tol))
+}
+
+func tolString(t map[string]float64) string {
+	if len(t) == 0 {
+		return "defaults (latency 25 %)"
+	}
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %s %%", k, strconv.FormatFloat(t[k]*100, 'f', -1, 64))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// parseTol reads "latency=5,p50=7.5" (percent). "p50", "p95" and "p99"
+// stand for that percentile of every group of the bench plan.
+func parseTol(s string) (map[string]float64, error) {
+	out := map[string]float64{}
+	if strings.TrimSpace(s) == "" || s == "default" {
+		return out, nil
+	}
+	for _, item := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok {
+			return nil, fmt.Errorf("tolerance %q is not KEY=PERCENT: write for example latency=5", item)
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			return nil, fmt.Errorf("tolerance %q: the percent must be a non-negative number", item)
+		}
+		switch k {
+		case "p50", "p95", "p99":
+			for _, g := range groups {
+				out[k+"."+g] = f / 100
+			}
+		default:
+			out[k] = f / 100
+		}
+	}
+	return out, nil
+}
