@@ -106,6 +106,12 @@ func efficiency(ctx context.Context) error {
 	fmt.Printf("  perfgate: %d requests, %.3f CPU s -> %.4f CPU s per 1000 requests\n", pr.Requests, pm.cpu.Seconds(), p)
 	fmt.Printf("  vegeta:   %d requests, %.3f CPU s -> %.4f CPU s per 1000 requests\n", vr.Requests, vm.cpu.Seconds(), v)
 	fmt.Printf("efficiency: perfgate/vegeta = %.2fx\n", p/v)
+	fl, err := floor(ctx, 2000, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  floor:    a bare loop waking 2000 times/s (sends nothing) costs %.4f CPU s per 1000 wakes; a request needs two wakes (its send time, its response)\n",
+		fl.CPU.Seconds()/(fl.Wakes/1000))
 	return verdict(p <= 0.5*v, "CPU per request at most 0.5x vegeta's")
 }
 
@@ -134,6 +140,11 @@ func accuracy(ctx context.Context) error {
 		pr.Offered, pr.Achieved, errPct, pr.Intended, pr.Sent, pr.Late, pr.Dropped, pr.LateP50, pr.LateP99)
 	fmt.Printf("  vegeta:   rate %.1f/s (%+.3f%% of 2000), throughput %.1f/s (vegeta reports no send lateness)\n",
 		vr.Rate, 100*(vr.Rate-2000)/2000, vr.Throughput)
+	fl, err := floor(ctx, 2000, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  floor:    a bare timer loop at 2000 wakes/s on the same core, sending nothing: lateness p50 %.3fms p99 %.3fms\n", fl.P50, fl.P99)
 	return verdict(math.Abs(errPct) <= 1 && pr.LateP99 < 1, "achieved within 1% of offered and send lateness p99 under 1 ms")
 }
 

@@ -53,6 +53,8 @@ func main() {
 		err = runTarget(ctx, os.Args[2:])
 	case "gen":
 		err = runGen(ctx, os.Args[2:])
+	case "floor":
+		err = runFloor(ctx, os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown benchmark %q", os.Args[1])
 	}

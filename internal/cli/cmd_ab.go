@@ -121,18 +121,23 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 	return gateAndReport(ctx, s, o)
 }
 
-// gateAndReport runs the gate, prints the verdict and summary, hands the
-// summary to GitHub when it runs in Actions, and returns the verdict's error.
+// gateAndReport runs the gate and reports its verdict.
 func gateAndReport(ctx context.Context, s *IO, o gate.Options) error {
 	rep, err := gate.Run(ctx, o)
 	if err != nil {
 		return err
 	}
+	return printVerdict(s, rep, o.OutDir)
+}
+
+// printVerdict prints the verdict and summary, hands the summary to GitHub
+// when it runs in Actions, and returns the verdict's error.
+func printVerdict(s *IO, rep *report.Report, out string) error {
 	if err := report.Text(s.Out, rep); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "\nreport: %s\nsummary: %s\n", filepath.Join(o.OutDir, gate.ReportFile), filepath.Join(o.OutDir, gate.SummaryFile))
-	if err := appendStepSummary(s, filepath.Join(o.OutDir, gate.SummaryFile)); err != nil {
+	fmt.Fprintf(s.Out, "\nreport: %s\nsummary: %s\n", filepath.Join(out, gate.ReportFile), filepath.Join(out, gate.SummaryFile))
+	if err := appendStepSummary(s, filepath.Join(out, gate.SummaryFile)); err != nil {
 		return err
 	}
 	return gate.VerdictError(rep.Verdict)

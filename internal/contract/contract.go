@@ -33,21 +33,21 @@ const (
 
 // Contract is one tree's gate contract. Paths are relative to Tree.
 type Contract struct {
-	Tree      string            // absolute folder the contract was read from
-	Build     string            // shell command (bash -c) that builds the arm in Tree
-	Binary    string            // the built binary, relative to Tree
-	Start     string            // argv (shell-word split) that starts the service
-	Check     string            // argv that checks the rendered config, exits non-zero on refusal
-	Config    string            // the service config rendered per arm
-	ConfigEnv string            // variable that points the service at its rendered config; may be empty when Start names @CONFIG@
-	Overrides string            // NAME=VALUE file, every NAME starting with Prefix
-	Prefix    string            // the overrides' variable prefix, e.g. FERROFED__
-	Env       map[string]string // fixed environment of every arm
-	Ready     string            // a path ("/health") or a loopback URL with @PORT@
-	Compose   []string          // compose files that start the arm's services
-	Seeds     []string          // files the services are seeded from
-	Plan      string            // the load plan
-	Legacy    *Legacy           // where overrides come from in a tree without the override file
+	Tree      string              // absolute folder the contract was read from
+	Build     string              // shell command (bash -c) that builds the arm in Tree
+	Binary    string              // the built binary, relative to Tree
+	Start     string              // argv (shell-word split) that starts the service
+	Check     string              // argv that checks the rendered config, exits non-zero on refusal
+	Config    string              // the service config rendered per arm
+	ConfigEnv string              // variable that points the service at its rendered config; may be empty when Start names @CONFIG@
+	Overrides string              // NAME=VALUE file, every NAME starting with Prefix
+	Prefix    string              // the overrides' variable prefix, e.g. FERROFED__
+	Env       map[string]string   // fixed environment of every arm
+	Ready     string              // a path ("/health") or a loopback URL with @PORT@
+	Compose   []string            // compose files that start the arm's services
+	Seeds     map[string][]string // service -> files it is seeded from (compose cannot know them)
+	Plan      string              // the load plan
+	Legacy    *Legacy             // where overrides come from in a tree without the override file
 
 	// Bin is the built binary's absolute path when it no longer sits in
 	// the tree (LoadArm sets it); empty means Tree/Binary.
@@ -67,20 +67,20 @@ type Legacy struct {
 }
 
 type gateTOML struct {
-	Build     string            `toml:"build"`
-	Binary    string            `toml:"binary"`
-	Start     string            `toml:"start"`
-	Check     string            `toml:"check"`
-	Config    string            `toml:"config"`
-	ConfigEnv string            `toml:"config_env"`
-	Overrides string            `toml:"overrides"`
-	Prefix    string            `toml:"prefix"`
-	Ready     string            `toml:"ready"`
-	Compose   []string          `toml:"compose"`
-	Seeds     []string          `toml:"seeds"`
-	Plan      string            `toml:"plan"`
-	Env       map[string]string `toml:"env"`
-	Legacy    *Legacy           `toml:"legacy"`
+	Build     string              `toml:"build"`
+	Binary    string              `toml:"binary"`
+	Start     string              `toml:"start"`
+	Check     string              `toml:"check"`
+	Config    string              `toml:"config"`
+	ConfigEnv string              `toml:"config_env"`
+	Overrides string              `toml:"overrides"`
+	Prefix    string              `toml:"prefix"`
+	Ready     string              `toml:"ready"`
+	Compose   []string            `toml:"compose"`
+	Seeds     map[string][]string `toml:"seeds"`
+	Plan      string              `toml:"plan"`
+	Env       map[string]string   `toml:"env"`
+	Legacy    *Legacy             `toml:"legacy"`
 }
 
 var (
@@ -181,8 +181,10 @@ func (c *Contract) validate() error {
 	for i := range c.Compose {
 		paths = append(paths, struct{ key, val string }{"compose", c.Compose[i]})
 	}
-	for i := range c.Seeds {
-		paths = append(paths, struct{ key, val string }{"seeds", c.Seeds[i]})
+	for svc, files := range c.Seeds {
+		for _, f := range files {
+			paths = append(paths, struct{ key, val string }{"seeds." + svc, f})
+		}
 	}
 	if c.Legacy != nil {
 		paths = append(paths, struct{ key, val string }{"legacy.script", c.Legacy.Script})

@@ -198,12 +198,14 @@ func (a *ArmSpec) prepare(name, out string, free int) error {
 		a.URL = "http://127.0.0.1:@PORT@"
 	}
 	subst := strings.NewReplacer("@PORT@", strconv.Itoa(a.Port), "@DIR@", a.Dir)
-	for i := range a.Command {
-		a.Command[i] = subst.Replace(a.Command[i])
+	fill := func(in []string) []string { // a copy: the caller's spec stays a template
+		out := make([]string, len(in))
+		for i, v := range in {
+			out[i] = subst.Replace(v)
+		}
+		return out
 	}
-	for i := range a.Env {
-		a.Env[i] = subst.Replace(a.Env[i])
-	}
+	a.Command, a.Env = fill(a.Command), fill(a.Env)
 	a.URL = strings.TrimRight(subst.Replace(a.URL), "/")
 	switch {
 	case a.Ready == "":

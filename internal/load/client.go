@@ -33,6 +33,7 @@ type endpoint struct {
 
 type conn struct {
 	nc   net.Conn
+	rw   io.ReadWriter // raw syscalls on plain TCP (see rawio_linux.go), else nc
 	br   *bufio.Reader
 	wbuf []byte
 }
@@ -64,7 +65,13 @@ func dial(ctx context.Context, ep *endpoint) (*conn, error) {
 		}
 		nc = tc
 	}
-	return &conn{nc: nc, br: bufio.NewReaderSize(nc, 4096), wbuf: make([]byte, 0, 512)}, nil
+	var rw io.ReadWriter = nc
+	if ep.tls == nil {
+		if raw := newRawIO(nc); raw != nil {
+			rw = raw
+		}
+	}
+	return &conn{nc: nc, rw: rw, br: bufio.NewReaderSize(rw, 4096), wbuf: make([]byte, 0, 512)}, nil
 }
 
 type tlsError struct{ err error }
@@ -115,7 +122,7 @@ func (c *conn) do(ep *endpoint, req *Request) (resp response, keep bool, err err
 	b = append(b, "\r\n"...)
 	b = append(b, req.Body...)
 	c.wbuf = b[:0]
-	if _, err := c.nc.Write(b); err != nil {
+	if _, err := c.rw.Write(b); err != nil {
 		return resp, false, err
 	}
 	resp.bytesOut = uint64(len(b))

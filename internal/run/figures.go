@@ -25,9 +25,14 @@ func phaseFigures(pair int, lead string, r *armRun, withStore bool) judge.Phase 
 	}
 	for gi, g := range res.Groups {
 		name := r.groups[gi].Name
-		ph.Values["p50."+name] = ms(g.Percentile(50))
-		ph.Values["p95."+name] = ms(g.Percentile(95))
-		ph.Values["p99."+name] = ms(g.Percentile(99))
+		// Latency counts expected answers only: a group the arm never
+		// answered as planned (a route the change adds, on the base) has
+		// no latency, and its metrics are left out rather than read as 0.
+		if count(g.Latency) > 0 {
+			ph.Values["p50."+name] = ms(g.Percentile(50))
+			ph.Values["p95."+name] = ms(g.Percentile(95))
+			ph.Values["p99."+name] = ms(g.Percentile(99))
+		}
 		gf := judge.GroupFigures{
 			Name:       name,
 			Requests:   g.Requests,

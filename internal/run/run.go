@@ -83,7 +83,8 @@ func Gate(ctx context.Context, c Config) (*Result, error) {
 		}
 		res.Input.Idle = idle
 	}
-	metrics := map[string]bool{}
+	// A metric is judged when every phase of both arms has it.
+	seen := map[string]int{}
 	for i := 0; i < c.Plan.AB.Pairs; i++ {
 		base, head, err := c.pair(ctx, i)
 		if err != nil {
@@ -92,11 +93,17 @@ func Gate(ctx context.Context, c Config) (*Result, error) {
 		res.Input.Base = append(res.Input.Base, base)
 		res.Input.Head = append(res.Input.Head, head)
 		res.Leads = append(res.Leads, base.Lead)
-		for id := range base.Values {
-			metrics[id] = true
+		for _, ph := range []judge.Phase{base, head} {
+			for id := range ph.Values {
+				seen[id]++
+			}
 		}
 	}
-	res.Input.Metrics = metricList(c.Plan, metrics)
+	everywhere := map[string]bool{}
+	for id, n := range seen {
+		everywhere[id] = n == 2*c.Plan.AB.Pairs
+	}
+	res.Input.Metrics = metricList(c.Plan, everywhere)
 	return res, nil
 }
 

@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/perfgate/perfgate/internal/gate"
+	"github.com/perfgate/perfgate/internal/plan"
+)
+
+func init() {
+	register(Command{Name: "run", Summary: "the gate over the arms `perfgate prepare` built: own contracts, own services, config check, A/B", Run: runRun})
+}
+
+// runRun is an attempt job: after `prepare` (or `unpack`), it boots each arm
+// from its own tree's contract over its own services and judges.
+func runRun(ctx context.Context, s *IO, args []string) error {
+	fs := newFlags("run", s)
+	target := fs.String("target", "target", "the folder holding perf-base/ and perf-head/ (prepare's --out)")
+	repo := fs.String("repo", ".", "the checkout: the head's tree")
+	planPath := fs.String("plan", "", "the plan (default: the head's contract plan)")
+	out := fs.String("out", "", "folder for the report, summary, logs and rendered configs (default TARGET/perf-run)")
+	withStore := fs.Bool("store", true, "start a PostgreSQL with a database per arm; each arm's @DIR@/store.dsn names its own")
+	seed := fs.Int64("seed", 1, "seed of the request sequences")
+	var vars listFlag
+	fs.Var(&vars, "var", "a plan variable, name=value or name=@file (repeatable)")
+	var prof profileFlags
+	prof.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	pr := gate.Prepared{
+		Target: *target, Repo: *repo, Plan: *planPath, Vars: vars, Getenv: s.Env,
+		Store: *withStore, Seed: *seed, Out: *out, Log: s.Err,
+		Reshape: func(ab *plan.AB) error { return prof.apply(ab) },
+	}
+	if s.IsTerminal {
+		pr.Progress = s.Err
+	}
+	rep, err := pr.Run(ctx)
+	if err != nil {
+		return err
+	}
+	return printVerdict(s, rep, pr.OutDir())
+}

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/base/gittest"
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+// buildExampled builds the example service into a folder of the test's.
+func buildExampled(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "exampled")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/service/cmd/exampled").CombinedOutput(); err != nil {
+		t.Fatalf("building the example service: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// exampleTree is a repository whose service is the example service, its
+// knobs set through the overrides (EXAMPLED_ variables) of perf/arm.env.
+func exampleTree(armEnv string) map[string]string {
+	return map[string]string{
+		"perf/gate.toml": `build = "mkdir -p bin && cp \"$PERFGATE_TEST_EXAMPLED\" bin/svc"
+binary = "bin/svc"
+start = "@BIN@ --addr 127.0.0.1:@PORT@"
+check = "true"
+config = "perf/service.toml"
+config_env = "SVC_CONFIG"
+prefix = "EXAMPLED_"
+ready = "/healthz"
+`,
+		"perf/service.toml": "addr = \"127.0.0.1:@PORT@\"\n",
+		"perf/arm.env":      armEnv,
+		"perf/plan.toml": `[[group]]
+name = "hello"
+path = "/hello"
+expect = 200
+
+[[group]]
+name = "item"
+path = "/items/7"
+expect = 200
+`,
+	}
+}
+
+// The whole gate over a real repository: prepare resolves the PR's merge
+// base and builds both arms from their own trees; run boots each with its
+// own overrides (the head's carry a 50 % slowdown) and fails naming p50.
+func TestRunOverPreparedArms(t *testing.T) {
+	t.Setenv("PERFGATE_TEST_EXAMPLED", buildExampled(t))
+	r := gittest.New(t)
+	r.Git("checkout", "-q", "-b", "main")
+	baseCommit := r.Commit("gate", exampleTree("EXAMPLED_LATENCY=4ms\n"))
+	r.Git("checkout", "-q", "-b", "slow")
+	r.Commit("slower", exampleTree("EXAMPLED_LATENCY=4ms\nEXAMPLED_LATENCY_FACTOR=1.5\n"))
+
+	target := filepath.Join(t.TempDir(), "target")
+	if _, stderr, err := runBaseCLI(t, nil, "prepare", "--event", "pull_request", "--base-ref", "main", "--repo", r.Dir, "--out", target); err != nil {
+		t.Fatalf("perfgate prepare: %v\n%s", err, stderr)
+	}
+	// A run that cannot be judged (the shared runner stalled) says nothing
+	// about the code and runs again, as the product's retry rule does.
+	var stdout, stderr string
+	var err error
+	for attempt := 1; attempt <= 3; attempt++ {
+		stdout, stderr, err = runBaseCLI(t, nil, "run", "--target", target, "--repo", r.Dir, "--store=false",
+			"--pairs", "4", "--warmup", "500ms", "--measure", "3s", "--rate", "40", "--idle", "0")
+		if exit.Code(err) != exit.CannotJudge || !strings.Contains(err.Error(), "cannot judge") {
+			break
+		}
+		t.Logf("attempt %d: %v", attempt, err)
+	}
+	if code := exit.Code(err); code != exit.Regression {
+		t.Fatalf("perfgate run: exit %d (%v), want 1\n%s\n%s", code, err, stdout, stderr)
+	}
+	if !strings.Contains(err.Error(), "p50.") {
+		t.Errorf("the regression does not name a p50 metric: %v", err)
+	}
+	if !strings.Contains(stdout, baseCommit[:12]) {
+		t.Errorf("the summary does not name the base %s:\n%s", baseCommit, stdout)
+	}
+	for _, f := range []string{"latest.json", "summary.md", "base/service.toml", "head/service.toml"} {
+		if _, err := os.Stat(filepath.Join(target, "perf-run", f)); err != nil {
+			t.Errorf("run left no %s: %v", f, err)
+		}
+	}
+}

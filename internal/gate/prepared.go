@@ -1,0 +1,199 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/base"
+	"github.com/perfgate/perfgate/internal/contract"
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/report"
+	"github.com/perfgate/perfgate/internal/services"
+)
+
+// Prepared is a gate over the arms `perfgate prepare` built: each arm boots
+// from its own tree's contract (config, overrides, services), the base's
+// config is checked by the base binary first, and the plan is the head's.
+type Prepared struct {
+	Target string // holds perf-base/ and perf-head/ (prepare's --out)
+	Repo   string // the checkout: the head's tree
+	// Plan overrides the head's contract plan; Reshape applies the command
+	// line's profile to it.
+	Plan          string
+	Reshape       func(*plan.AB) error
+	Vars          []string
+	Getenv        func(string) string
+	Store         bool
+	Seed          int64
+	RunID         string // labels the compose projects; default a time stamp
+	Out           string // reports, logs, rendered configs; default Target/perf-run
+	Progress, Log io.Writer
+}
+
+// OutDir is where the run writes its report and summary.
+func (pr Prepared) OutDir() string {
+	if pr.Out != "" {
+		return pr.Out
+	}
+	return filepath.Join(pr.Target, "perf-run")
+}
+
+// Run boots both arms from their contracts over their own services, runs
+// the gate and tears everything down, also when ctx is canceled.
+func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
+	baseDir := filepath.Join(pr.Target, contract.BaseArm)
+	headDir := filepath.Join(pr.Target, contract.HeadArm)
+	pr.Out = pr.OutDir()
+	if pr.RunID == "" {
+		pr.RunID = "perfgate-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	}
+	choice, err := base.ReadFile(filepath.Join(baseDir, "base.md"))
+	if err != nil {
+		return nil, exit.Refusef("reading %s: %v: run `perfgate prepare` (or `perfgate unpack`) first", filepath.Join(baseDir, "base.md"), err)
+	}
+	baseC, err := contract.LoadArm(baseDir)
+	if err != nil {
+		return nil, err
+	}
+	headC, err := contract.LoadArm(headDir)
+	if err != nil {
+		return nil, err
+	}
+	p, vars, err := pr.plan(headC)
+	if err != nil {
+		return nil, err
+	}
+
+	var svc *services.Plan
+	if len(headC.Compose) > 0 || len(baseC.Compose) > 0 {
+		project := composeProject(pr.Repo)
+		svc, err = services.Diff(ctx,
+			services.Tree{Dir: pr.Repo, Files: headC.Compose, Seeds: headC.Seeds, Project: project},
+			services.Tree{Dir: filepath.Join(baseDir, contract.TreeDir), Files: baseC.Compose, Seeds: baseC.Seeds, Project: project})
+		if err != nil {
+			return nil, err
+		}
+		logf(pr.Log, "services: %d group(s), base copies: %v", len(svc.Groups), svc.Copied())
+		running, err := services.Up(ctx, svc, pr.RunID, filepath.Join(pr.Out, "services"))
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			// The run's context may be canceled already: teardown gets its own.
+			down, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+			defer cancel()
+			err = errors.Join(err, running.Down(down))
+		}()
+	}
+
+	ports, err := FreePorts(2)
+	if err != nil {
+		return nil, err
+	}
+	var rewrite func([]byte) []byte
+	if svc != nil {
+		rewrite = svc.Rewrite
+	}
+	baseArm, err := baseC.Render(ctx, contract.RenderOptions{Port: ports[0], Dir: filepath.Join(pr.Out, "base"), Rewrite: rewrite})
+	if err != nil {
+		return nil, fmt.Errorf("rendering the base arm's config: %w", err)
+	}
+	headArm, err := headC.Render(ctx, contract.RenderOptions{Port: ports[1], Dir: filepath.Join(pr.Out, "head")})
+	if err != nil {
+		return nil, fmt.Errorf("rendering the head arm's config: %w", err)
+	}
+	// The base binary must read its own tree's config before any load: a
+	// base that refuses it cannot be an arm (exit 2, naming the keys).
+	if err := baseC.CheckConfig(ctx, baseArm, choice.Commit); err != nil {
+		return nil, err
+	}
+	logf(pr.Log, "base: %s (%s)", short(choice.Commit), choice.Reason)
+
+	return Run(ctx, Options{
+		Plan: p, Vars: vars, Store: pr.Store, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
+		Base: armSpec(baseArm, ports[0], report.Arm{Name: "base", Commit: choice.Commit, Why: choice.Reason}),
+		Head: armSpec(headArm, ports[1], report.Arm{Name: "head", Commit: headCommit(ctx, pr.Repo, pr.Getenv)}),
+	})
+}
+
+func (pr Prepared) plan(head *contract.Contract) (*plan.Plan, *plan.Vars, error) {
+	path := pr.Plan
+	if path == "" {
+		path = filepath.Join(head.Tree, head.Plan)
+	}
+	p, err := plan.ParseFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if pr.Reshape != nil {
+		if err := pr.Reshape(&p.AB); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := p.CheckAB(p.AB); err != nil {
+		return nil, nil, err
+	}
+	v, err := plan.ResolveVars(p, pr.Vars, pr.Getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, v, nil
+}
+
+// armSpec starts a rendered arm: its own environment (fixed, overrides,
+// config variable) over the minimal one the arms package passes on.
+func armSpec(a *contract.Arm, port int, info report.Arm) ArmSpec {
+	return ArmSpec{Command: a.Command, Env: a.Env, Dir: a.Dir, Port: port, Ready: a.Ready, Info: info}
+}
+
+// composeProject is the compose project name the checkout would get from
+// `docker compose`: its folder's name, lower-cased, [a-z0-9_-] only.
+func composeProject(repo string) string {
+	abs, err := filepath.Abs(repo)
+	if err != nil {
+		abs = repo
+	}
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return -1
+	}, filepath.Base(abs))
+	if name == "" {
+		name = "perfgate"
+	}
+	return name
+}
+
+// headCommit is the commit the job checked out: Actions' GITHUB_SHA, else
+// the checkout's HEAD; "" when neither says.
+func headCommit(ctx context.Context, repo string, getenv func(string) string) string {
+	if getenv != nil {
+		if sha := getenv("GITHUB_SHA"); sha != "" {
+			return sha
+		}
+	}
+	out, err := exec.CommandContext(ctx, "git", "-C", repo, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
