@@ -100,6 +100,7 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 	if err != nil {
 		return err
 	}
+	maskSecrets(s, v)
 	o := gate.Options{Plan: p, Vars: v, OutDir: *out, Seed: *seed, Log: s.Err, Store: *withStore}
 	if s.IsTerminal {
 		o.Progress = s.Err

@@ -31,7 +31,8 @@ func runRun(ctx context.Context, s *IO, args []string) error {
 	pr := gate.Prepared{
 		Target: *target, Repo: *repo, Plan: *planPath, Vars: vars, Getenv: s.Env,
 		Store: *withStore, Seed: *seed, Out: *out, Log: s.Err,
-		Reshape: func(ab *plan.AB) error { return prof.apply(ab) },
+		Reshape:  func(ab *plan.AB) error { return prof.apply(ab) },
+		Resolved: func(v *plan.Vars) { maskSecrets(s, v) },
 	}
 	if s.IsTerminal {
 		pr.Progress = s.Err

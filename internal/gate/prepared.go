@@ -27,10 +27,13 @@ type Prepared struct {
 	Repo   string // the checkout: the head's tree
 	// Plan overrides the head's contract plan; Reshape applies the command
 	// line's profile to it.
-	Plan          string
-	Reshape       func(*plan.AB) error
-	Vars          []string
-	Getenv        func(string) string
+	Plan    string
+	Reshape func(*plan.AB) error
+	Vars    []string
+	Getenv  func(string) string
+	// Resolved, when set, sees the plan's variables before any request is
+	// made (the action masks their secrets).
+	Resolved      func(*plan.Vars)
 	Store         bool
 	Seed          int64
 	RunID         string // labels the compose projects; default a time stamp
@@ -144,6 +147,9 @@ func (pr Prepared) plan(head *contract.Contract) (*plan.Plan, *plan.Vars, error)
 	v, err := plan.ResolveVars(p, pr.Vars, pr.Getenv)
 	if err != nil {
 		return nil, nil, err
+	}
+	if pr.Resolved != nil {
+		pr.Resolved(v)
 	}
 	return p, v, nil
 }

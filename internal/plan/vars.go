@@ -167,3 +167,12 @@ func (v *Vars) String() string {
 
 // GoString keeps %#v from dumping the values map.
 func (v *Vars) GoString() string { return "plan.Vars{" + v.String() + "}" }
+
+// Secrets returns every secret value (and its URL-escaped forms) so the
+// GitHub Action can mask them in the job's log before anything is printed.
+func (v *Vars) Secrets() []string {
+	if v == nil {
+		return nil
+	}
+	return append([]string(nil), v.redacts...)
+}
