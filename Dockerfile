@@ -14,5 +14,8 @@ RUN apt-get update \
       bash ca-certificates git docker.io docker-compose postgresql \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/perfgate /usr/local/bin/perfgate
-COPY action/entrypoint.sh /usr/local/bin/perfgate-action
-ENTRYPOINT ["/usr/local/bin/perfgate-action"]
+# tini reaps what the arms leave behind; `perfgate action` splits the args
+# input, runs the command and sets the verdict output.
+RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
+WORKDIR /github/workspace
+ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/perfgate", "action"]

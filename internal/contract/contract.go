@@ -250,7 +250,7 @@ func (c *Contract) validate() error {
 }
 
 func (c *Contract) commandArgv(key, s string) ([]string, error) {
-	argv, err := splitWords(s)
+	argv, err := SplitWords(s)
 	if err != nil {
 		return nil, c.refuse(key, "%s = %q: %v", key, s, err)
 	}

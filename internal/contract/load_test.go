@@ -130,9 +130,9 @@ func TestSplitWords(t *testing.T) {
 		{`x \`, nil, true},
 	}
 	for _, tt := range tests {
-		got, err := splitWords(tt.in)
+		got, err := SplitWords(tt.in)
 		if (err != nil) != tt.err || !equal(got, tt.want) {
-			t.Errorf("splitWords(%q) = %q, %v; want %q, error %v", tt.in, got, err, tt.want, tt.err)
+			t.Errorf("SplitWords(%q) = %q, %v; want %q, error %v", tt.in, got, err, tt.want, tt.err)
 		}
 	}
 }

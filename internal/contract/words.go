@@ -5,11 +5,11 @@ import (
 	"strings"
 )
 
-// splitWords splits a command line the way a shell splits words, with single
+// SplitWords splits a command line the way a shell splits words, with single
 // and double quotes and backslash escapes, but expands nothing: start and
 // check run without a shell, so a pipe or a variable there would silently
 // mean something else. Such characters are refused outside quotes.
-func splitWords(s string) ([]string, error) {
+func SplitWords(s string) ([]string, error) {
 	var (
 		words  []string
 		cur    strings.Builder
