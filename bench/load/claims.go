@@ -21,11 +21,11 @@ const ceilingConns = 64
 
 // ceiling: every peer flat out over 64 connections on one core against the
 // trivial target; perfgate open loop at rising rates from vegeta's figure
-// up, keeping the highest rate it sustains as k6 defines it (no arrival
-// dropped) with the achieved rate within 1 % of offered and every answer
-// 200. Send lateness is printed beside it and the highest rate with
-// lateness p99 under 5 ms is reported too: on a shared runner other
-// processes on the generator's core show up there first.
+// up. The ceiling is the highest rate with no arrival dropped, the achieved
+// rate within 1 % of offered, every answer 200 and send lateness p99 under
+// 5 ms (beyond that the generator, not the target, shapes the latency).
+// The highest rate without the lateness bound (k6's definition: nothing
+// dropped) is printed too.
 // (An open-loop engine has no honest "flat out": offered far beyond its
 // ceiling it spends its time counting dropped arrivals.)
 func ceiling(ctx context.Context) error {
@@ -76,9 +76,10 @@ func ceiling(ctx context.Context) error {
 			clean = r.Achieved
 		}
 	}
-	fmt.Printf("ceiling: perfgate sustains %.0f req/s open loop (%.0f with send lateness p99 under 5ms); ratio to vegeta %.2fx (%.2fx), to wrk %.2fx, to hey %.2fx (peers flat out)\n",
-		sustained, clean, sustained/vr.Throughput, clean/vr.Throughput, sustained/wr, sustained/hr)
-	return verdict(sustained >= 2*vr.Throughput, "ceiling at least 2x vegeta's")
+	fmt.Printf("ceiling: perfgate %.0f req/s open loop with send lateness p99 under 5ms; ratio to vegeta %.2fx, to wrk %.2fx, to hey %.2fx (peers flat out)\n",
+		clean, clean/vr.Throughput, clean/wr, clean/hr)
+	fmt.Printf("  (without the lateness bound, k6's definition alone, no arrival dropped: %.0f req/s, %.2fx vegeta)\n", sustained, sustained/vr.Throughput)
+	return verdict(clean >= 2*vr.Throughput, "ceiling at least 2x vegeta's")
 }
 
 // efficiency: generator CPU seconds per 1,000 requests at 2,000 req/s.
@@ -140,7 +141,7 @@ func accuracy(ctx context.Context) error {
 		pr.Offered, pr.Achieved, errPct, pr.Intended, pr.Sent, pr.Late, pr.Dropped, pr.LateP50, pr.LateP99)
 	fmt.Printf("  vegeta:   rate %.1f/s (%+.3f%% of 2000), throughput %.1f/s (vegeta reports no send lateness)\n",
 		vr.Rate, 100*(vr.Rate-2000)/2000, vr.Throughput)
-	fl, err := floor(ctx, 2000, 10*time.Second)
+	fl, err := floor(ctx, 2000, d)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,9 @@ type options struct {
 	scenarios []scenario
 	runs      int
 	out       string
-	latency   string
+	latency   time.Duration
+	overhead  time.Duration
+	inject    string
 	maxLoad   float64
 	maxWait   time.Duration
 	keep      bool
@@ -65,7 +67,9 @@ func run(ctx context.Context, args []string) error {
 	runs := fs.Int("runs", 10, "gates per scenario (scenarios take turns, so a partial run stays balanced)")
 	out := fs.String("out", "target/power/results.jsonl", "JSON lines file every gate's verdict and figures are appended to")
 	quick := fs.Bool("quick", false, "smoke check: the quick profile, 1 run per scenario, at most 20 s waiting for the load")
-	latency := fs.String("latency", "5ms", "--latency of both arms (the head's factor multiplies it and the handling time)")
+	latency := fs.Duration("latency", 20*time.Millisecond, "--latency of the base (and of the head in A/A)")
+	overhead := fs.Duration("overhead", 900*time.Microsecond, "with --inject latency: what the gate measures beyond --latency (base p50 - --latency in A/A runs here)")
+	inject := fs.String("inject", "latency", `how the head is slowed: "latency" (a longer --latency, calibrated so its p50 as measured is the scenario's factor) or "factor" (--latency-factor, which overshoots: see README)`)
 	maxLoad := fs.Float64("max-load", 1.5, "wait before each gate until the 1-minute load average is under this")
 	maxWait := fs.Duration("max-wait", 30*time.Minute, "longest wait for the load; after it the gate runs and its row is marked")
 	keep := fs.Bool("keep", false, "keep each gate's folder (report, summary, arms' logs)")
@@ -86,7 +90,10 @@ func run(ctx context.Context, args []string) error {
 	if *quick {
 		*profileFlag, *runs, *maxWait = "quick", 1, 20*time.Second
 	}
-	o := options{runs: *runs, out: *out, latency: *latency, maxLoad: *maxLoad, maxWait: *maxWait, keep: *keep}
+	if *inject != "latency" && *inject != "factor" {
+		return fmt.Errorf("--inject %q: write latency or factor", *inject)
+	}
+	o := options{runs: *runs, out: *out, latency: *latency, overhead: *overhead, inject: *inject, maxLoad: *maxLoad, maxWait: *maxWait, keep: *keep}
 	for _, name := range strings.Split(*profileFlag, ",") {
 		pr, ok := profiles[strings.TrimSpace(name)]
 		if !ok {
@@ -143,7 +150,10 @@ func measureAll(ctx context.Context, o options) error {
 	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
 		return fmt.Errorf("making the results folder: %w", err)
 	}
-	fmt.Printf("bench/power: base and head run `exampled --latency %s`; the head adds --latency-factor per scenario. Results: %s\n", o.latency, o.out)
+	fmt.Printf("bench/power: the base runs `exampled --latency %s`; the head %s. Results: %s\n", o.latency, map[string]string{
+		"latency": fmt.Sprintf("a longer --latency, (%s + %s) x factor - %s in whole ms, so its p50 as measured is near the factor's", o.latency, o.overhead, o.overhead),
+		"factor":  "adds --latency-factor",
+	}[o.inject], o.out)
 	var all []record
 	for _, pr := range o.profiles {
 		p, err := pr.plan()
@@ -174,7 +184,7 @@ func measureAll(ctx context.Context, o options) error {
 // to run (an arm that would not start) is recorded as cannot judge with
 // its error; only a canceled context stops the bench.
 func oneGate(ctx context.Context, o options, p *plan.Plan, pr profile, sc scenario, bin, tmp string, i int) (record, error) {
-	rec := record{Profile: pr, Scenario: sc.Name, Factor: sc.Factor, Run: i, Latency: o.latency}
+	rec := record{Profile: pr, Scenario: sc.Name, Factor: sc.Factor, Run: i, Latency: o.latency.String(), Inject: o.inject}
 	waited, load, err := waitForLoad(ctx, o.maxLoad, o.maxWait)
 	if err != nil {
 		return rec, err
@@ -186,8 +196,17 @@ func oneGate(ctx context.Context, o options, p *plan.Plan, pr profile, sc scenar
 	}
 	dir := filepath.Join(tmp, fmt.Sprintf("%s-%s-%d", strings.TrimSuffix(pr.Name, "*"), sc.Name, i))
 	arm := func(factor float64) gate.ArmSpec {
-		cmd := []string{bin, "--addr", "127.0.0.1:@PORT@", "--latency", o.latency}
-		if factor != 1 {
+		lat := o.latency
+		if factor != 1 && o.inject == "latency" {
+			// One sleep in each arm, a whole number of ms: Go's timers
+			// here wake on millisecond steps (the netpoller waits in ms),
+			// so the knob's extra 0.5 ms sleep, or a 5.59 ms one, measured
+			// a whole ms more: a "10 %" head measured 18 % slower.
+			lat = (time.Duration(float64(o.latency+o.overhead)*factor) - o.overhead).Round(time.Millisecond)
+			rec.HeadLatency = lat.String()
+		}
+		cmd := []string{bin, "--addr", "127.0.0.1:@PORT@", "--latency", lat.String()}
+		if factor != 1 && o.inject == "factor" {
 			cmd = append(cmd, "--latency-factor", strconv.FormatFloat(factor, 'f', -1, 64))
 		}
 		return gate.ArmSpec{Command: cmd, Ready: "/healthz"}

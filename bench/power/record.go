@@ -19,6 +19,8 @@ type record struct {
 	Scenario    string       `json:"scenario"`
 	Factor      float64      `json:"latency_factor"`
 	Latency     string       `json:"latency"`
+	Inject      string       `json:"inject"`
+	HeadLatency string       `json:"head_latency,omitempty"`
 	Run         int          `json:"run"`
 	Started     time.Time    `json:"started"`
 	WallS       float64      `json:"wall_s"`

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	iofs "io/fs"
 	"os"
@@ -19,14 +20,8 @@ func init() {
 
 func runBase(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("base", s)
-	name := fs.String("event", "", "event to resolve locally: pull_request, merge_group, push, workflow_dispatch, release (default: the GitHub Actions event)")
-	var lo event.LocalOptions
-	fs.StringVar(&lo.Head, "head", "", "commit judged (default HEAD)")
-	fs.StringVar(&lo.BaseRef, "base-ref", "", "pull_request: the base branch (origin/main); push with a zero --before: the branch it left")
-	fs.StringVar(&lo.BaseSHA, "base-sha", "", "merge_group: the group's base commit")
-	fs.StringVar(&lo.Before, "before", "", "push: the tip before the push ("+event.ZeroSHA+" for a new branch)")
-	fs.StringVar(&lo.Tag, "tag", "", "release: the release's tag (v1.2.0)")
-	fs.BoolVar(&lo.Forced, "forced", false, "push: the push was forced")
+	var ef eventFlags
+	ef.register(fs, "commit judged (default HEAD)")
 	repo := fs.String("repo", ".", "the repository's checkout")
 	out := fs.String("out", base.DefaultFile, "where to write base.md")
 	if err := parseFlags(fs, args); err != nil {
@@ -35,7 +30,7 @@ func runBase(ctx context.Context, s *IO, args []string) error {
 	if fs.NArg() > 0 {
 		return exit.Refusef("perfgate base: unexpected argument %q: name revisions with --head, --base-ref, --before or --tag", fs.Arg(0))
 	}
-	ev, err := baseEvent(s, *name, lo)
+	ev, err := ef.event(s)
 	if err != nil {
 		return err
 	}
@@ -57,12 +52,29 @@ func runBase(ctx context.Context, s *IO, args []string) error {
 }
 
 // baseEvent is the local event when --event is given, else the Actions one.
-func baseEvent(s *IO, name string, lo event.LocalOptions) (*event.Event, error) {
-	if name != "" {
-		return event.Local(name, lo)
+// eventFlags describe a local event (a laptop's --event pull_request
+// --base-ref origin/main); without --event the GitHub Actions event is read.
+type eventFlags struct {
+	name string
+	lo   event.LocalOptions
+}
+
+func (e *eventFlags) register(fs *flag.FlagSet, headUsage string) {
+	fs.StringVar(&e.name, "event", "", "event to resolve locally: pull_request, merge_group, push, workflow_dispatch, release (default: the GitHub Actions event)")
+	fs.StringVar(&e.lo.Head, "head", "", headUsage)
+	fs.StringVar(&e.lo.BaseRef, "base-ref", "", "pull_request: the base branch (origin/main); push with a zero --before: the branch it left")
+	fs.StringVar(&e.lo.BaseSHA, "base-sha", "", "merge_group: the group's base commit")
+	fs.StringVar(&e.lo.Before, "before", "", "push: the tip before the push ("+event.ZeroSHA+" for a new branch)")
+	fs.StringVar(&e.lo.Tag, "tag", "", "release: the release's tag (v1.2.0)")
+	fs.BoolVar(&e.lo.Forced, "forced", false, "push: the push was forced")
+}
+
+func (e *eventFlags) event(s *IO) (*event.Event, error) {
+	if e.name != "" {
+		return event.Local(e.name, e.lo)
 	}
-	if lo != (event.LocalOptions{}) {
-		return nil, exit.Refusef("perfgate base: --head, --base-ref, --base-sha, --before, --tag and --forced describe a local event: add --event")
+	if e.lo != (event.LocalOptions{}) {
+		return nil, exit.Refusef("--head, --base-ref, --base-sha, --before, --tag and --forced describe a local event: add --event")
 	}
 	return event.FromActions(s.Env)
 }

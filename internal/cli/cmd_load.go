@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -29,7 +30,7 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 	target := fs.String("target", "", "base `URL` of the target, on loopback (http://127.0.0.1:8080)")
 	rate := fs.Float64("rate", 0, "arrivals per second (default: the plan's [load] rate)")
 	duration := fs.Duration("duration", 0, "measured window (default: the plan's [load] duration)")
-	warmup := fs.Duration("warmup", -1, "warm-up before the measured window (default: the plan's)")
+	warmup := fs.Duration("warmup", 0, "warm-up before the measured window (default: the plan's [load] warmup)")
 	out := fs.String("out", "", "write the JSON report to this `file`")
 	caFile := fs.String("ca-file", "", "trust this CA `file` for an https target")
 	seed := fs.Int64("seed", 1, "seed of the data draws (same seed, same requests)")
@@ -63,8 +64,13 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 	if *rate > 0 {
 		l.Rate = *rate
 	}
-	if *warmup >= 0 {
-		l.Warmup = *warmup
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "warmup" {
+			l.Warmup = *warmup
+		}
+	})
+	if l.Warmup < 0 {
+		return exit.Refusef("perfgate load: --warmup %s is negative; write --warmup 10s or --warmup 0s", l.Warmup)
 	}
 	if *duration > 0 {
 		if len(l.Stages) > 0 {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/perfgate/perfgate/internal/base"
 	"github.com/perfgate/perfgate/internal/contract"
-	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/trees"
 )
@@ -23,14 +22,8 @@ func init() {
 // and contract. Each arm is built by its own tree's build command.
 func runPrepare(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("prepare", s)
-	name := fs.String("event", "", "event to resolve locally: pull_request, merge_group, push, workflow_dispatch, release (default: the GitHub Actions event)")
-	var lo event.LocalOptions
-	fs.StringVar(&lo.Head, "head", "", "commit judged (default HEAD; the head arm is always built from the checkout)")
-	fs.StringVar(&lo.BaseRef, "base-ref", "", "pull_request: the base branch (origin/main); push with a zero --before: the branch it left")
-	fs.StringVar(&lo.BaseSHA, "base-sha", "", "merge_group: the group's base commit")
-	fs.StringVar(&lo.Before, "before", "", "push: the tip before the push ("+event.ZeroSHA+" for a new branch)")
-	fs.StringVar(&lo.Tag, "tag", "", "release: the release's tag (v1.2.0)")
-	fs.BoolVar(&lo.Forced, "forced", false, "push: the push was forced")
+	var ef eventFlags
+	ef.register(fs, "commit judged (default HEAD; the head arm is always built from the checkout)")
 	repo := fs.String("repo", ".", "the repository's checkout: the head's tree")
 	out := fs.String("out", "target", "the folder that receives perf-base/ and perf-head/")
 	if err := parseFlags(fs, args); err != nil {
@@ -39,7 +32,7 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 	if fs.NArg() > 0 {
 		return exit.Refusef("perfgate prepare: unexpected argument %q: name revisions with --head, --base-ref, --before or --tag", fs.Arg(0))
 	}
-	ev, err := baseEvent(s, *name, lo)
+	ev, err := ef.event(s)
 	if err != nil {
 		return err
 	}
