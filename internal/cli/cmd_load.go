@@ -56,6 +56,7 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 	if err != nil {
 		return err
 	}
+	maskSecrets(s, v)
 	src, groups, err := p.Source(v, *seed)
 	if err != nil {
 		return err
