@@ -3,14 +3,21 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/services"
+	"github.com/perfgate/perfgate/internal/services/servicetest"
 )
 
 // perfgate is the binary under test, built once: these tests send it real
@@ -150,4 +157,85 @@ func TestSignalStopsEverything(t *testing.T) {
 			}
 		})
 	}
+}
+
+// SIGTERM while `services up` waits for health: exit 2, and no container,
+// network or volume with the run's label remains.
+func TestSignalMidServicesStart(t *testing.T) {
+	img := servicetest.Image(t)
+	t.Cleanup(servicetest.Cleanup)
+	runID := fmt.Sprintf("sig%d", time.Now().UnixNano())
+	t.Cleanup(func() { services.DownByLabel(context.Background(), runID) })
+	// A health check that never passes keeps `up` waiting until the signal.
+	compose := `services:
+  api:
+    image: ` + img + `
+    ports: ["127.0.0.1:` + strconv.Itoa(freePort(t)) + `:80"]
+    healthcheck: {test: ["CMD", "/no-such-check"], interval: 500ms, retries: 1000}
+`
+	trees := map[string]string{}
+	for _, arm := range []string{"head", "base"} {
+		dir := filepath.Join(t.TempDir(), arm)
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "compose.yaml"), []byte(compose), 0o644)
+		trees[arm] = dir
+	}
+	cmd := exec.Command(perfgate, "services", "up", "--head", trees["head"], "--base", trees["base"],
+		"--project", runID, "--run-id", runID, "--log-dir", t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		out, _ := exec.Command("docker", "ps", "-q", "--filter", "label=perfgate.run="+runID).Output()
+		if len(bytes.TrimSpace(out)) > 0 {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("services up ended before any container started (%v); stderr:\n%s", err, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no container of the run started in 90 s; stderr:\n%s", stderr.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCode(t, <-done); code != 2 {
+		t.Errorf("exit %d after SIGTERM, want 2; stderr:\n%s", code, stderr.String())
+	}
+	left, err := services.Leftovers(context.Background(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("left after SIGTERM mid-start: %q", left)
+	}
+}
+
+// freePort is a port free on both 127.0.0.1 and 127.0.0.2.
+func freePort(t *testing.T) int {
+	t.Helper()
+	for range 50 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if l2, err := net.Listen("tcp", net.JoinHostPort("127.0.0.2", strconv.Itoa(port))); err == nil {
+			l2.Close()
+			return port
+		}
+	}
+	t.Fatal("no port free on both 127.0.0.1 and 127.0.0.2")
+	return 0
 }

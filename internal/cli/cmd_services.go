@@ -20,16 +20,10 @@ func init() {
 	register(Command{Name: "services down", Summary: "remove every container, network and volume of a run, by its label", Run: runServicesDown})
 }
 
-// serviceList collects a repeated flag of the services commands.
-type serviceList []string
-
-func (l *serviceList) String() string     { return strings.Join(*l, ",") }
-func (l *serviceList) Set(v string) error { *l = append(*l, v); return nil }
-
 type treeFlags struct {
 	head, base, project string
-	files, profiles     serviceList
-	seeds, env          serviceList
+	files, profiles     listFlag
+	seeds, env          listFlag
 }
 
 func (t *treeFlags) register(fs *flag.FlagSet) {
