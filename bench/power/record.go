@@ -15,27 +15,30 @@ import (
 
 // record is one gate, as a line of the results file.
 type record struct {
-	Profile     profile      `json:"profile"`
-	Scenario    string       `json:"scenario"`
-	Factor      float64      `json:"latency_factor"`
-	Latency     string       `json:"latency"`
-	Inject      string       `json:"inject"`
-	HeadLatency string       `json:"head_latency,omitempty"`
-	Run         int          `json:"run"`
-	Started     time.Time    `json:"started"`
-	WallS       float64      `json:"wall_s"`
-	Waited      float64      `json:"waited_for_load_s"`
-	LoadBefore  float64      `json:"load1_before"`
-	LoadAfter   float64      `json:"load1_after"`
-	LoadHigh    bool         `json:"load_high,omitempty"`
-	Code        int          `json:"code"`
-	Verdict     string       `json:"verdict"`
-	Failures    []string     `json:"failures,omitempty"`
-	CannotJudge []string     `json:"cannot_judge,omitempty"`
-	P50Ratio    float64      `json:"p50_ratio"`  // head/base p50, median over the groups
-	P50Margin   float64      `json:"p50_margin"` // the largest p50 worse - threshold over the groups; > 0 breaches
-	Error       string       `json:"error,omitempty"`
-	Input       *judge.Input `json:"input,omitempty"`
+	Profile     profile   `json:"profile"`
+	Scenario    string    `json:"scenario"`
+	Factor      float64   `json:"latency_factor"`
+	Latency     string    `json:"latency"`
+	Inject      string    `json:"inject"`
+	HeadLatency string    `json:"head_latency,omitempty"`
+	Run         int       `json:"run"`
+	Started     time.Time `json:"started"`
+	WallS       float64   `json:"wall_s"`
+	Waited      float64   `json:"waited_for_load_s"`
+	LoadBefore  float64   `json:"load1_before"`
+	LoadAfter   float64   `json:"load1_after"`
+	LoadHigh    bool      `json:"load_high,omitempty"`
+	Code        int       `json:"code"`
+	Verdict     string    `json:"verdict"`
+	Failures    []string  `json:"failures,omitempty"`
+	CannotJudge []string  `json:"cannot_judge,omitempty"`
+	P50Ratio    float64   `json:"p50_ratio"`  // head/base p50, median over the groups
+	P50Margin   float64   `json:"p50_margin"` // the largest p50 worse - threshold over the groups; > 0 breaches
+	// Closest is the metric nearest to breaching (largest worse - threshold), over all metrics.
+	Closest       string       `json:"closest_metric"`
+	ClosestMargin float64      `json:"closest_margin"`
+	Error         string       `json:"error,omitempty"`
+	Input         *judge.Input `json:"input,omitempty"`
 	// EstWall marks a wall time scaled for a re-judged subset of pairs.
 	EstWall bool   `json:"-"`
 	Label   string `json:"-"`
@@ -44,8 +47,11 @@ type record struct {
 func (r *record) setVerdict(v judge.Verdict) {
 	r.Code, r.Verdict, r.Failures, r.CannotJudge = v.Code, v.Word(), v.Failures, v.CannotJudge
 	var ratios []float64
-	r.P50Margin = math.Inf(-1)
+	r.P50Margin, r.ClosestMargin, r.Closest = math.Inf(-1), math.Inf(-1), ""
 	for _, m := range v.Metrics {
+		if d := m.Worse - m.Threshold; d > r.ClosestMargin {
+			r.Closest, r.ClosestMargin = m.ID, d
+		}
 		if strings.HasPrefix(m.ID, "p50.") {
 			ratios = append(ratios, m.Ratio)
 			r.P50Margin = math.Max(r.P50Margin, m.Worse-m.Threshold)
@@ -54,6 +60,9 @@ func (r *record) setVerdict(v judge.Verdict) {
 	r.P50Ratio = medianF(ratios)
 	if len(ratios) == 0 {
 		r.P50Margin = math.NaN()
+	}
+	if r.Closest == "" {
+		r.ClosestMargin = math.NaN()
 	}
 }
 

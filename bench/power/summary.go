@@ -25,13 +25,18 @@ type stats struct {
 	wouldFail                int // cannot judge, yet a metric breached: the signal was there
 	walls                    []time.Duration
 	ratios                   []float64
+	closest                  float64 // the A/A run nearest to a false alarm: its worse - threshold
+	closestID                string
 	loadMin, loadMax         float64
 	estWall, loadHigh        bool
 }
 
 func (s *stats) add(r record) {
 	if s.runs == 0 {
-		s.loadMin, s.loadMax = math.Inf(1), math.Inf(-1)
+		s.loadMin, s.loadMax, s.closest = math.Inf(1), math.Inf(-1), math.Inf(-1)
+	}
+	if r.Input != nil && r.ClosestMargin > s.closest {
+		s.closest, s.closestID = r.ClosestMargin, r.Closest
 	}
 	s.runs++
 	switch r.Code {
@@ -114,6 +119,9 @@ func printSummary(w io.Writer, recs []record) {
 				name, s.runs, s.pass, s.regr, s.cannot, s.wouldFail, rate, pct(s.cannot, s.runs),
 				est, medianDur(s.walls).Seconds(), est, s.maxWall().Seconds(), medianF(s.ratios), load)
 		}
+		if aa := by[l]["aa"]; aa != nil && aa.closestID != "" {
+			fmt.Fprintf(w, "A/A nearest to a false alarm: %s, %+.1f points from its threshold\n", aa.closestID, aa.closest*100)
+		}
 		fmt.Fprintf(w, "conclusion: %s\n\n", conclusion(by[l]))
 	}
 }
@@ -170,6 +178,11 @@ func summariseFile(path, tolVariants, pairVariants string) error {
 		return err
 	}
 	fmt.Printf("bench/power: %d gates from %s\n\n", len(recs), path)
+	// Judging again with the recorded tolerances gives the same verdicts
+	// (the judge is a pure function) and fills figures older lines lack.
+	for i, r := range recs {
+		recs[i] = rejudge(r, nil, 0)
+	}
 	printSummary(os.Stdout, recs)
 	if tolVariants == "" && pairVariants == "" {
 		return nil

@@ -40,4 +40,3 @@ func runAction(ctx context.Context, s *IO, args []string) error {
 	}
 	return nil
 }
-
