@@ -1,7 +1,7 @@
 // Command power measures the A/B gate's power on this machine: the example
 // service as base and head, the head carrying no change (A/A) or a p50
-// slowdown of 10 % or 25 % (--latency-factor), each gate run again and
-// again with one profile. It prints, per profile and scenario, the verdict
+// slowdown of 10 % or 25 % (a longer --latency; see README), each gate
+// run again and again with one profile. It prints, per profile and scenario, the verdict
 // counts, the detection rate (slowed heads) or false-alarm rate (A/A) with
 // their exact one-sided 95 % bounds, the cannot-judge share and the wall
 // time per gate, then one line saying whether the profile reaches the goal:

@@ -43,7 +43,7 @@ func profileNames() string {
 // scenario is what the head carries against the base.
 type scenario struct {
 	Name   string
-	Factor float64 // --latency-factor of the head; 1 is A/A
+	Factor float64 // the head/base p50 ratio aimed at; 1 is A/A
 }
 
 var scenarios = map[string]scenario{
