@@ -74,12 +74,11 @@ func (s *server) wrap(h func(*http.Request) reply) http.HandlerFunc {
 			s.leakMu.Unlock()
 		}
 		rep := h(r)
-		if s.c.latency > 0 {
-			sleep(r.Context(), s.c.latency)
-		}
-		if s.c.latencyFactor > 1 {
-			natural := time.Since(start)
-			sleep(r.Context(), time.Duration(float64(natural)*(s.c.latencyFactor-1)))
+		// One sleep to one deadline: the work plus --latency, stretched by
+		// --latency-factor. Two sleeps would each overshoot by the timer's
+		// granularity (about 1 ms here), and a 10 % slowdown would read 19 %.
+		if natural := time.Since(start) + s.c.latency; s.c.latency > 0 || s.c.latencyFactor > 1 {
+			sleep(r.Context(), time.Until(start.Add(time.Duration(float64(natural)*s.c.latencyFactor))))
 		}
 		if code, ok := s.c.overrides[r.URL.Path]; ok {
 			rep.status = code
@@ -230,6 +229,19 @@ func (s *server) waitStall(ctx context.Context) error {
 
 // sleep waits d or until ctx ends; false when ctx ended first.
 func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	// Go's timers wake through epoll's millisecond timeout, so a 5.5 ms
+	// sleep reads 6-7 ms and a 10 % slowdown reads 20 %. A short sleep is a
+	// nanosleep on this goroutine's thread instead (about 0.1 ms late), the
+	// same for every arm; long ones (stalls) stay cancelable.
+	if d < 200*time.Millisecond {
+		ts := unix.NsecToTimespec(d.Nanoseconds())
+		for unix.Nanosleep(&ts, &ts) == unix.EINTR {
+		}
+		return ctx.Err() == nil
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
