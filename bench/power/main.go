@@ -24,8 +24,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/perfgate/perfgate/examples/service"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -143,9 +143,9 @@ func measureAll(ctx context.Context, o options) error {
 		return fmt.Errorf("making a temp folder for the example service: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "exampled")
-	if b, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./examples/service/cmd/exampled").CombinedOutput(); err != nil {
-		return fmt.Errorf("building the example service (run from the repository's root): %w\n%s", err, b)
+	bin, err := service.Build(ctx, tmp)
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
 		return fmt.Errorf("making the results folder: %w", err)

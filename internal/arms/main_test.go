@@ -3,11 +3,11 @@ package arms
 import (
 	"context"
 	"fmt"
+	"github.com/perfgate/perfgate/examples/service"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,11 +29,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "making a temp dir:", err)
 		os.Exit(1)
 	}
-	exampled = filepath.Join(dir, "exampled")
-	build := exec.Command("go", "build", "-o", exampled, "github.com/perfgate/perfgate/examples/service/cmd/exampled")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the example service (needs the Go toolchain in PATH):", err)
+	exampled, err = service.Build(context.Background(), dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}

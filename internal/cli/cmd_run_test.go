@@ -1,8 +1,9 @@
 package cli
 
 import (
+	"context"
+	"github.com/perfgate/perfgate/examples/service"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,9 +15,9 @@ import (
 // buildExampled builds the example service into a folder of the test's.
 func buildExampled(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "exampled")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/service/cmd/exampled").CombinedOutput(); err != nil {
-		t.Fatalf("building the example service: %v\n%s", err, out)
+	bin, err := service.Build(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

@@ -2,8 +2,9 @@ package gate
 
 import (
 	"context"
+	"fmt"
+	exampleservice "github.com/perfgate/perfgate/examples/service"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,10 +23,9 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	exampled = filepath.Join(dir, "exampled")
-	out, err := exec.Command("go", "build", "-o", exampled, "../../examples/service/cmd/exampled").CombinedOutput()
+	exampled, err = exampleservice.Build(context.Background(), dir)
 	if err != nil {
-		os.Stderr.Write(out)
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(2)
 	}
