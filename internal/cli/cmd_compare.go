@@ -18,18 +18,12 @@ func init() {
 	register(Command{Name: "compare", Summary: "judge a JSON report again offline, tolerances overridable", Run: runCompare})
 }
 
-// compareTolerances collects --tolerance KEY=PERCENT, in the order given.
-type compareTolerances []string
-
-func (t *compareTolerances) String() string     { return strings.Join(*t, ",") }
-func (t *compareTolerances) Set(v string) error { *t = append(*t, v); return nil }
-
 func runCompare(_ context.Context, s *IO, args []string) error {
 	fs := newFlags("compare", s)
 	path := fs.String("report", "", "the JSON report a gate wrote (target/perf/latest.json)")
 	summary := fs.String("summary", "", "write the Markdown summary of the new judgement here")
 	jsonOut := fs.String("json", "", "write the report with the new judgement here")
-	var tols compareTolerances
+	var tols listFlag
 	fs.Var(&tols, "tolerance", "KEY=PERCENT: a tolerance for a class (latency, cpu, throughput, memory, transactions) or a metric (p99.search); repeatable")
 	if err := parseFlags(fs, args); err != nil {
 		return err
