@@ -63,6 +63,10 @@ func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, err e
 		}
 	}
 
+	// A window that cannot be read (the store went away) ends the pair's
+	// attacks at once rather than after their full window.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var wg sync.WaitGroup
 	for k, r := range runs {
 		wg.Add(1)
@@ -74,10 +78,13 @@ func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, err e
 	stopProgress := c.showProgress(ctx, i, start, runs)
 	// The process figures cover the measured window alone, like the load's.
 	windowErr := c.openWindow(ctx, start.Add(ab.Warmup), runs)
+	if windowErr != nil {
+		cancel()
+	}
 	wg.Wait()
 	stopProgress()
-	if windowErr == nil {
-		windowErr = c.closeWindow(ctx, runs)
+	if windowErr != nil {
+		return base, head, windowErr
 	}
 	for _, r := range runs {
 		if r.err != nil {
@@ -88,8 +95,8 @@ func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, err e
 				i+1, r.res.Measured.Round(time.Second), context.Cause(ctx))
 		}
 	}
-	if windowErr != nil {
-		return base, head, windowErr
+	if err := c.closeWindow(ctx, runs); err != nil {
+		return base, head, err
 	}
 	withStore := c.Base.Commits != nil && c.Head.Commits != nil
 	for _, r := range runs {
