@@ -29,10 +29,7 @@ const ceilingConns = 64
 // (An open-loop engine has no honest "flat out": offered far beyond its
 // ceiling it spends its time counting dropped arrivals.)
 func ceiling(ctx context.Context) error {
-	if err := need("taskset", vegetaPath(), "wrk", "hey"); err != nil {
-		return err
-	}
-	target, stop, err := startTarget(ctx, "trivial")
+	target, stop, err := trivialTarget(ctx, "taskset", vegetaPath(), "wrk", "hey")
 	if err != nil {
 		return err
 	}
@@ -84,10 +81,7 @@ func ceiling(ctx context.Context) error {
 
 // efficiency: generator CPU seconds per 1,000 requests at 2,000 req/s.
 func efficiency(ctx context.Context) error {
-	if err := need("taskset", vegetaPath()); err != nil {
-		return err
-	}
-	target, stop, err := startTarget(ctx, "trivial")
+	target, stop, err := trivialTarget(ctx, "taskset", vegetaPath())
 	if err != nil {
 		return err
 	}
@@ -118,10 +112,7 @@ func efficiency(ctx context.Context) error {
 
 // accuracy: 2,000 req/s for 30 s, no warm-up to hide behind.
 func accuracy(ctx context.Context) error {
-	if err := need("taskset", vegetaPath()); err != nil {
-		return err
-	}
-	target, stop, err := startTarget(ctx, "trivial")
+	target, stop, err := trivialTarget(ctx, "taskset", vegetaPath())
 	if err != nil {
 		return err
 	}
@@ -203,10 +194,7 @@ func coordinatedOmission(ctx context.Context) error {
 
 // memory: RSS after 100k and after 1M requests of one run.
 func memory(ctx context.Context) error {
-	if err := need("taskset"); err != nil {
-		return err
-	}
-	target, stop, err := startTarget(ctx, "trivial")
+	target, stop, err := trivialTarget(ctx, "taskset")
 	if err != nil {
 		return err
 	}
@@ -224,4 +212,13 @@ func memory(ctx context.Context) error {
 		return fmt.Errorf("only %d requests finished; the claim needs 1M", r.Requests)
 	}
 	return verdict(float64(r.RSS1M) <= 1.2*float64(r.RSS100k), "RSS after 1M requests at most 1.2x RSS after 100k")
+}
+
+// trivialTarget checks that the tools a claim runs are installed, then
+// starts the trivial target on its own core.
+func trivialTarget(ctx context.Context, tools ...string) (string, func(), error) {
+	if err := need(tools...); err != nil {
+		return "", nil, err
+	}
+	return startTarget(ctx, "trivial")
 }
