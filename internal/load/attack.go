@@ -114,15 +114,20 @@ func Run(ctx context.Context, a Attack) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sl, err := newSleeper()
-	if err != nil {
-		return nil, err
-	}
 	origin := a.Start
 	if origin.IsZero() {
 		origin = time.Now()
 	}
 	origin = origin.Add(a.Offset)
+	if !useWorkers {
+		if r, ok := runLoop(ctx, &a, ep, origin); ok {
+			return r, nil
+		}
+	}
+	sl, err := newSleeper()
+	if err != nil {
+		return nil, err
+	}
 	t := &attacker{
 		a: &a, ep: ep, sl: sl, origin: origin,
 		work:  make(chan job),
@@ -133,6 +138,12 @@ func Run(ctx context.Context, a Attack) (*Result, error) {
 	return collect(ctx, &a, t), nil
 }
 
+// useWorkers forces the worker engine, which otherwise serves only TLS
+// targets and systems without the event loop (see loop_linux.go).
+var useWorkers bool
+
+// attacker is the worker engine: a scheduling goroutine hands each arrival
+// to a goroutine per connection, and collect records their hits.
 type attacker struct {
 	a        *Attack
 	ep       *endpoint

@@ -24,7 +24,9 @@ import (
 	"github.com/perfgate/perfgate/internal/load"
 )
 
-func TestKnownDelay(t *testing.T) {
+func TestKnownDelay(t *testing.T) { bothEngines(t, testKnownDelay) }
+
+func testKnownDelay(t *testing.T) {
 	const delay = 20 * time.Millisecond
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(delay)
@@ -89,7 +91,9 @@ func TestKnownDelay(t *testing.T) {
 // every request arriving in the first 400 ms of each second. A request
 // arriving x into the cycle waits 400ms-x, so P(latency > y) = 0.4 - y/1s:
 // the truth is p90 = 300 ms and p99 = 390 ms whatever the phase.
-func TestStallingServer(t *testing.T) {
+func TestStallingServer(t *testing.T) { bothEngines(t, testStallingServer) }
+
+func testStallingServer(t *testing.T) {
 	t0 := time.Now()
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
 		if c := time.Since(t0) % time.Second; c < 400*time.Millisecond {
@@ -111,7 +115,9 @@ func TestStallingServer(t *testing.T) {
 	}
 }
 
-func TestFailures(t *testing.T) {
+func TestFailures(t *testing.T) { bothEngines(t, testFailures) }
+
+func testFailures(t *testing.T) {
 	var n atomic.Int64
 	wrong := serve(t, func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1)%2 == 0 {
@@ -168,7 +174,9 @@ func TestFailures(t *testing.T) {
 
 // TestGeneratorCannotKeepUp offers far more than two connections can carry:
 // arrivals that cannot be sent on time must be counted and reported.
-func TestGeneratorCannotKeepUp(t *testing.T) {
+func TestGeneratorCannotKeepUp(t *testing.T) { bothEngines(t, testGeneratorCannotKeepUp) }
+
+func testGeneratorCannotKeepUp(t *testing.T) {
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { time.Sleep(2 * time.Millisecond) })
 	src, groups := getSource("g")
 	r := run(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Pacer: load.ConstantPacer{Freq: 20000},
@@ -196,7 +204,9 @@ func TestGeneratorCannotKeepUp(t *testing.T) {
 	}
 }
 
-func TestCancelReturnsPartial(t *testing.T) {
+func TestCancelReturnsPartial(t *testing.T) { bothEngines(t, testCancelReturnsPartial) }
+
+func testCancelReturnsPartial(t *testing.T) {
 	var mu sync.Mutex
 	hold := make(chan struct{})
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
@@ -289,7 +299,9 @@ func newTLSServer(t *testing.T) *httptest.Server {
 
 // TestResponseFraming covers bodies the engine must skip correctly to keep
 // a connection in step: chunked, close-delimited, HEAD, a named timing header.
-func TestResponseFraming(t *testing.T) {
+func TestResponseFraming(t *testing.T) { bothEngines(t, testResponseFraming) }
+
+func testResponseFraming(t *testing.T) {
 	var conns atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {

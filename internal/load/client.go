@@ -2,14 +2,11 @@ package load
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"time"
 )
 
@@ -36,6 +33,7 @@ type conn struct {
 	rw   io.ReadWriter // raw syscalls on plain TCP (see rawio_linux.go), else nc
 	br   *bufio.Reader
 	wbuf []byte
+	p    respParser
 }
 
 // response is what one exchange yields.
@@ -85,42 +83,7 @@ func (c *conn) close() { c.nc.Close() }
 // connection cannot be reused.
 func (c *conn) do(ep *endpoint, req *Request) (resp response, keep bool, err error) {
 	resp.serverDur = -1
-	b := c.wbuf[:0]
-	b = append(b, req.Method...)
-	b = append(b, ' ')
-	b = append(b, ep.prefix...)
-	b = append(b, req.Path...)
-	b = append(b, " HTTP/1.1\r\n"...)
-	hasHost, hasUA, hasLen := false, false, false
-	for _, h := range req.Header {
-		switch {
-		case asciiEqualFold(h.Name, "host"):
-			hasHost = true
-		case asciiEqualFold(h.Name, "user-agent"):
-			hasUA = true
-		case asciiEqualFold(h.Name, "content-length"):
-			hasLen = true
-		}
-		b = append(b, h.Name...)
-		b = append(b, ": "...)
-		b = append(b, h.Value...)
-		b = append(b, "\r\n"...)
-	}
-	if !hasHost {
-		b = append(b, "Host: "...)
-		b = append(b, ep.host...)
-		b = append(b, "\r\n"...)
-	}
-	if !hasUA {
-		b = append(b, "User-Agent: perfgate\r\n"...)
-	}
-	if !hasLen && (len(req.Body) > 0 || req.Method == "POST" || req.Method == "PUT" || req.Method == "PATCH") {
-		b = append(b, "Content-Length: "...)
-		b = strconv.AppendInt(b, int64(len(req.Body)), 10)
-		b = append(b, "\r\n"...)
-	}
-	b = append(b, "\r\n"...)
-	b = append(b, req.Body...)
+	b := appendRequest(c.wbuf[:0], ep, req)
 	c.wbuf = b[:0]
 	if _, err := c.rw.Write(b); err != nil {
 		return resp, false, err
@@ -129,145 +92,34 @@ func (c *conn) do(ep *endpoint, req *Request) (resp response, keep bool, err err
 	return c.read(ep, req.Method == "HEAD", resp)
 }
 
+// read reads the response to the request just sent, feeding the parser
+// what the bufio.Reader holds and leaving any bytes after the response
+// buffered. resp carries bytesOut from the caller.
 func (c *conn) read(ep *endpoint, head bool, resp response) (response, bool, error) {
+	p := &c.p
+	p.reset(head, ep.timingHd)
 	for {
-		line, err := c.line(&resp)
-		if err != nil {
-			return resp, false, err
-		}
-		// "HTTP/1.1 200 OK"
-		if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
-			return resp, false, fmt.Errorf("%w: status line %q", errMalformed, trunc(line))
-		}
-		http10 := line[7] == '0'
-		st, ok := atoi(line[9:12])
-		if !ok {
-			return resp, false, fmt.Errorf("%w: status line %q", errMalformed, trunc(line))
-		}
-		resp.status = st
-		length, chunked, closeConn, keepAlive := int64(-1), false, false, false
-		for {
-			line, err := c.line(&resp)
-			if err != nil {
-				return resp, false, err
-			}
-			if len(line) == 0 {
-				break
-			}
-			colon := bytes.IndexByte(line, ':')
-			if colon <= 0 {
-				return resp, false, fmt.Errorf("%w: header line %q", errMalformed, trunc(line))
-			}
-			name, val := line[:colon], bytes.TrimSpace(line[colon+1:])
-			switch {
-			case asciiEqualFoldB(name, "content-length"):
-				n, ok := atoi(val)
-				if !ok {
-					return resp, false, fmt.Errorf("%w: Content-Length %q", errMalformed, trunc(val))
+		if c.br.Buffered() == 0 {
+			if _, err := c.br.Peek(1); err != nil {
+				if err == io.EOF {
+					_, err = p.eof() // nil for a body delimited by the close
 				}
-				length = int64(n)
-			case asciiEqualFoldB(name, "transfer-encoding"):
-				chunked = containsFold(val, "chunked")
-			case asciiEqualFoldB(name, "connection"):
-				closeConn = containsFold(val, "close")
-				keepAlive = containsFold(val, "keep-alive")
-			case ep.timingHd == nil && asciiEqualFoldB(name, "server-timing"):
-				if us, ok := parseServerTiming(val); ok {
-					resp.serverDur = us
-				}
-			case ep.timingHd != nil && asciiEqualFoldB(name, string(ep.timingHd)):
-				if us, ok := parseMillis(val); ok {
-					resp.serverDur = us
-				}
+				return c.result(resp), false, err
 			}
 		}
-		if st >= 100 && st < 200 {
-			continue // interim response; the real one follows
-		}
-		keep := !closeConn && (!http10 || keepAlive)
-		switch {
-		case head || st == 204 || st == 304:
-		case chunked:
-			if err := c.discardChunked(&resp); err != nil {
-				return resp, false, err
-			}
-		case length >= 0:
-			n, err := c.br.Discard(int(length))
-			resp.bytesIn += uint64(n)
-			if err != nil {
-				return resp, false, unexpectedEOF(err)
-			}
-		default:
-			n, err := io.Copy(io.Discard, c.br)
-			resp.bytesIn += uint64(n)
-			return resp, false, err
-		}
-		return resp, keep, nil
-	}
-}
-
-// line returns the next line without its CRLF. A line longer than the buffer
-// is skipped down to its first 4 KB, which is all the headers we read need.
-func (c *conn) line(resp *response) ([]byte, error) {
-	line, err := c.br.ReadSlice('\n')
-	resp.bytesIn += uint64(len(line))
-	if errors.Is(err, bufio.ErrBufferFull) {
-		line = append([]byte(nil), line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			var more []byte
-			more, err = c.br.ReadSlice('\n')
-			resp.bytesIn += uint64(len(more))
-		}
-	}
-	if err != nil {
-		return nil, unexpectedEOF(err)
-	}
-	line = bytes.TrimRight(line, "\r\n")
-	return line, nil
-}
-
-func (c *conn) discardChunked(resp *response) error {
-	for {
-		line, err := c.line(resp)
-		if err != nil {
-			return err
-		}
-		if i := bytes.IndexByte(line, ';'); i >= 0 {
-			line = line[:i]
-		}
-		size, err := strconv.ParseInt(string(bytes.TrimSpace(line)), 16, 64)
-		if err != nil || size < 0 {
-			return fmt.Errorf("%w: chunk size %q", errMalformed, trunc(line))
-		}
-		if size == 0 {
-			for { // trailers, up to the empty line
-				l, err := c.line(resp)
-				if err != nil {
-					return err
-				}
-				if len(l) == 0 {
-					return nil
-				}
-			}
-		}
-		n, err := c.br.Discard(int(size))
-		resp.bytesIn += uint64(n)
-		if err != nil {
-			return unexpectedEOF(err)
-		}
-		if l, err := c.line(resp); err != nil {
-			return err
-		} else if len(l) != 0 {
-			return fmt.Errorf("%w: chunk not followed by CRLF", errMalformed)
+		b, _ := c.br.Peek(c.br.Buffered())
+		n, done, err := p.feed(b)
+		c.br.Discard(n)
+		if err != nil || done {
+			return c.result(resp), p.keep(), err
 		}
 	}
 }
 
-func unexpectedEOF(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	}
-	return err
+func (c *conn) result(resp response) response {
+	r := c.p.result()
+	r.bytesOut = resp.bytesOut
+	return r
 }
 
 func trunc(b []byte) string {

@@ -6,10 +6,20 @@ import (
 	"time"
 )
 
-// collect records hits as they arrive, from the goroutine that called Run,
-// so the histograms need no lock.
-func collect(ctx context.Context, a *Attack, t *attacker) *Result {
-	r := &Result{Start: t.origin}
+// recorder turns hits into a Result. Both engines feed it from a single
+// goroutine, so the histograms need no lock.
+type recorder struct {
+	a      *Attack
+	r      *Result
+	origin time.Time
+	expect [][]int
+
+	finished, lastFinished uint64
+	lastTick               time.Time
+}
+
+func newRecorder(a *Attack, origin time.Time) *recorder {
+	r := &Result{Start: origin}
 	newGroups := func() []*GroupStats {
 		gs := make([]*GroupStats, len(a.Groups))
 		for i, g := range a.Groups {
@@ -22,62 +32,102 @@ func collect(ctx context.Context, a *Attack, t *attacker) *Result {
 	for i, g := range a.Groups {
 		expect[i] = g.Expect
 	}
-	s := &r.Schedule
-	s.Lateness = NewHistogram()
+	r.Schedule.Lateness = NewHistogram()
+	return &recorder{a: a, r: r, origin: origin, expect: expect, lastTick: time.Now()}
+}
 
+func (rc *recorder) add(h *hit) {
+	if h.kind == hitDone {
+		rc.finished++
+	}
+	if !h.measured {
+		return
+	}
+	s := &rc.r.Schedule
+	switch h.kind {
+	case hitDropped:
+		s.Dropped++
+		return
+	case hitCanceled:
+		s.Sent++
+		s.Canceled++
+		return
+	}
+	s.Sent++
+	late := h.sent.Sub(h.intended)
+	if late >= LateAfter {
+		s.Late++
+	}
+	record(&s.Lateness, late)
+	g := max(h.group, 0) // a negative group is a source bug: keep the request counted
+	halves := &rc.r.Halves
+	for g >= len(halves[0]) {
+		for i := range halves {
+			halves[i] = append(halves[i], &GroupStats{Name: fmt.Sprintf("group %d", len(halves[i]))})
+		}
+		rc.expect = append(rc.expect, nil)
+	}
+	halves[h.half][g].add(h, isExpected(rc.expect[g], h.status))
+}
+
+// progress reports a snapshot to the attack's Progress callback.
+func (rc *recorder) progress(now time.Time) {
+	a, s := rc.a, &rc.r.Schedule
+	snap := Snapshot{Elapsed: now.Sub(rc.origin), Warmup: now.Before(rc.origin.Add(a.Warmup)), Dropped: s.Dropped}
+	if dt := now.Sub(rc.lastTick).Seconds(); dt > 0 {
+		snap.Rate = float64(rc.finished-rc.lastFinished) / dt
+	}
+	rc.lastFinished, rc.lastTick = rc.finished, now
+	all := Merge(append(append([]*GroupStats{}, rc.r.Halves[0]...), rc.r.Halves[1]...))
+	snap.Done, snap.Failures = all.Requests, all.Failures()
+	snap.P50, snap.P99 = all.Percentile(50), all.Percentile(99)
+	a.Progress(snap)
+}
+
+// finish closes the result: intended arrivals, those the scheduler dropped
+// without reporting each, and when a cancel stopped the schedule (zero if
+// it ran out).
+func (rc *recorder) finish(intended, dropped uint64, stopped time.Time) *Result {
+	a, r := rc.a, rc.r
+	s := &r.Schedule
+	s.Intended = intended
+	s.Dropped += dropped
+	r.Measured = a.Duration
+	if !stopped.IsZero() {
+		r.Canceled = true
+		m := stopped.Sub(rc.origin.Add(a.Warmup))
+		r.Measured = min(max(m, 0), a.Duration)
+	}
+	r.Groups = make([]*GroupStats, len(r.Halves[0]))
+	for i := range r.Groups {
+		r.Groups[i] = Merge([]*GroupStats{r.Halves[0][i], r.Halves[1][i]})
+	}
+	if secs := r.Measured.Seconds(); secs > 0 {
+		s.Offered = float64(s.Intended) / secs
+		s.Achieved = float64(s.Sent) / secs
+	}
+	return r
+}
+
+// collect records the worker engine's hits as they arrive, from the
+// goroutine that called Run.
+func collect(ctx context.Context, a *Attack, t *attacker) *Result {
+	rc := newRecorder(a, t.origin)
 	var tick <-chan time.Time
 	if a.Progress != nil {
 		tk := time.NewTicker(time.Second)
 		defer tk.Stop()
 		tick = tk.C
 	}
-	var finished, lastFinished uint64
-	lastTick := time.Now()
 	for {
 		select {
 		case h, ok := <-t.hits:
 			if !ok {
-				return finish(a, t, r)
+				return rc.finish(t.intended, t.dropped, t.stopped)
 			}
-			if h.kind == hitDone {
-				finished++
-			}
-			if !h.measured {
-				continue
-			}
-			switch h.kind {
-			case hitDropped:
-				s.Dropped++
-				continue
-			case hitCanceled:
-				s.Sent++
-				s.Canceled++
-				continue
-			}
-			s.Sent++
-			late := h.sent.Sub(h.intended)
-			if late >= LateAfter {
-				s.Late++
-			}
-			record(&s.Lateness, late)
-			g := max(h.group, 0) // a negative group is a source bug: keep the request counted
-			for g >= len(r.Halves[0]) {
-				for i := range r.Halves {
-					r.Halves[i] = append(r.Halves[i], &GroupStats{Name: fmt.Sprintf("group %d", len(r.Halves[i]))})
-				}
-				expect = append(expect, nil)
-			}
-			r.Halves[h.half][g].add(&h, isExpected(expect[g], h.status))
+			rc.add(&h)
 		case now := <-tick:
-			snap := Snapshot{Elapsed: now.Sub(t.origin), Warmup: now.Before(t.origin.Add(a.Warmup)), Dropped: s.Dropped}
-			if dt := now.Sub(lastTick).Seconds(); dt > 0 {
-				snap.Rate = float64(finished-lastFinished) / dt
-			}
-			lastFinished, lastTick = finished, now
-			all := Merge(append(append([]*GroupStats{}, r.Halves[0]...), r.Halves[1]...))
-			snap.Done, snap.Failures = all.Requests, all.Failures()
-			snap.P50, snap.P99 = all.Percentile(50), all.Percentile(99)
-			a.Progress(snap)
+			rc.progress(now)
 		case <-ctx.Done():
 			// Keep draining: the attacker stops at once and closes hits.
 			ctx = context.Background()
@@ -95,25 +145,4 @@ func isExpected(want []int, status int) bool {
 		}
 	}
 	return false
-}
-
-func finish(a *Attack, t *attacker, r *Result) *Result {
-	s := &r.Schedule
-	s.Intended = t.intended
-	s.Dropped += t.dropped
-	r.Measured = a.Duration
-	if !t.stopped.IsZero() {
-		r.Canceled = true
-		m := t.stopped.Sub(t.origin.Add(a.Warmup))
-		r.Measured = min(max(m, 0), a.Duration)
-	}
-	r.Groups = make([]*GroupStats, len(r.Halves[0]))
-	for i := range r.Groups {
-		r.Groups[i] = Merge([]*GroupStats{r.Halves[0][i], r.Halves[1][i]})
-	}
-	if secs := r.Measured.Seconds(); secs > 0 {
-		s.Offered = float64(s.Intended) / secs
-		s.Achieved = float64(s.Sent) / secs
-	}
-	return r
 }

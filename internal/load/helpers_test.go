@@ -73,3 +73,20 @@ func within(t *testing.T, what string, got, want, tol float64) {
 		t.Errorf("%s = %.4g, want %.4g within %.0f%%", what, got, want, tol*100)
 	}
 }
+
+// bothEngines runs a test on the event loop and on the worker engine.
+func bothEngines(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	for _, workers := range []bool{false, true} {
+		name := "loop"
+		if workers {
+			name = "workers"
+		}
+		t.Run(name, func(t *testing.T) {
+			saved := *load.UseWorkers
+			*load.UseWorkers = workers
+			t.Cleanup(func() { *load.UseWorkers = saved })
+			f(t)
+		})
+	}
+}

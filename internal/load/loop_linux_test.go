@@ -1,0 +1,107 @@
+//go:build linux
+
+package load_test
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/load"
+)
+
+// rawServer answers every request at once with a fixed response, from one
+// goroutine per connection, with nothing between the socket and the write.
+func rawServer(t *testing.T, response string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					for {
+						line, err := br.ReadSlice('\n')
+						if err != nil {
+							return
+						}
+						if len(line) <= 2 {
+							break
+						}
+					}
+					if _, err := c.Write([]byte(response)); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return "http://" + l.Addr().String()
+}
+
+// At 1,500/s the loop reads answers only at its next wake, 667 µs later;
+// the latency must still be the answer's own, taken from the kernel's
+// receive time, not rounded up to the wake.
+func TestLoopTimesAnswersByKernel(t *testing.T) {
+	target := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	src, groups := getSource("g")
+	r := run(t, load.Attack{Target: target, Source: src, Groups: groups, Pacer: load.ConstantPacer{Freq: 1500},
+		Warmup: 200 * time.Millisecond, Duration: time.Second})
+	g := r.Groups[0]
+	if g.Expected != 1500 {
+		t.Fatalf("expected %d answers, want 1500 (statuses %v, errors %v)", g.Expected, g.Statuses, g.Errors)
+	}
+	if p50 := g.Percentile(50); p50 > 350*time.Microsecond {
+		t.Errorf("latency p50 = %v: the answers were timed at the loop's wake (every 667µs), not on arrival", p50)
+	}
+	if s, l := load.NearestRank(g.Service, 50), g.Percentile(50); s > l {
+		t.Errorf("service p50 %v above latency p50 %v", s, l)
+	}
+}
+
+// An answer larger than the socket's receive buffer cannot wait for the next
+// wake: the loop must read it as it comes.
+func TestLoopLargeAnswers(t *testing.T) {
+	body := strings.Repeat("x", 256<<10)
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, body) })
+	src, groups := getSource("big")
+	r := run(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Pacer: load.ConstantPacer{Freq: 1000},
+		Duration: 500 * time.Millisecond})
+	g := r.Groups[0]
+	if g.Expected != 500 || g.BytesIn < 500*uint64(len(body)) {
+		t.Fatalf("expected %d answers with %d bytes, want 500 with at least %d (errors %v)", g.Expected, g.BytesIn, 500*len(body), g.Errors)
+	}
+	if p99 := g.Percentile(99); p99 > 100*time.Millisecond {
+		t.Errorf("latency p99 = %v for 256 KiB on loopback", p99)
+	}
+}
+
+// The loop borrows a P while it runs and gives it back.
+func TestLoopRestoresGOMAXPROCS(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	target := rawServer(t, "HTTP/1.1 204 No Content\r\n\r\n")
+	src, groups := getSource("g")
+	var during int
+	run(t, load.Attack{Target: target, Source: src, Groups: groups, Pacer: load.ConstantPacer{Freq: 100},
+		Duration: 1100 * time.Millisecond, Progress: func(load.Snapshot) { during = runtime.GOMAXPROCS(0) }})
+	if during != before+1 {
+		t.Errorf("GOMAXPROCS during the run = %d, want %d (one more for the loop)", during, before+1)
+	}
+	if after := runtime.GOMAXPROCS(0); after != before {
+		t.Errorf("GOMAXPROCS after the run = %d, want %d", after, before)
+	}
+}
