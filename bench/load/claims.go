@@ -57,7 +57,7 @@ func ceiling(ctx context.Context) error {
 	fmt.Printf("  hey flat out:       %9.0f req/s (-c %d)\n", hr, ceilingConns)
 
 	var sustained, clean float64
-	for rate := math.Round(vr.Throughput/100) * 100; ; rate = math.Round(rate*1.2/100) * 100 {
+	for rate := math.Round(vr.Throughput/100) * 100; ; rate = math.Round(rate*1.1/100) * 100 {
 		r, _, err := gen(ctx, target, "-rate", fmt.Sprint(rate), "-duration", d.String(), "-conns", fmt.Sprint(ceilingConns))
 		if err != nil {
 			return err
@@ -80,34 +80,44 @@ func ceiling(ctx context.Context) error {
 }
 
 // efficiency: generator CPU seconds per 1,000 requests at 2,000 req/s.
+// CPU time on a shared VM moves by 10-15 % from run to run, so perfgate and
+// vegeta take turns over three rounds and the claim is judged on the median
+// of the per-round ratios; every round is printed.
 func efficiency(ctx context.Context) error {
 	target, stop, err := trivialTarget(ctx, "taskset", vegetaPath())
 	if err != nil {
 		return err
 	}
 	defer stop()
-	const d = 15 * time.Second
-	fmt.Printf("efficiency: 2000 req/s open loop for %s, generator pinned to cpu %s; CPU = user+sys of the process\n", d, genCPU)
-	pr, pm, err := gen(ctx, target, "-rate", "2000", "-duration", d.String())
-	if err != nil {
-		return err
-	}
-	vr, vm, err := vegeta(ctx, target, 2000, d, 0)
-	if err != nil {
-		return err
-	}
+	const d, rounds = 15 * time.Second, 3
+	fmt.Printf("efficiency: 2000 req/s open loop for %s, generator pinned to cpu %s; CPU = user+sys of the process; %d rounds\n", d, genCPU, rounds)
 	per := func(cpu time.Duration, n uint64) float64 { return cpu.Seconds() / (float64(n) / 1000) }
-	p, v := per(pm.cpu, pr.Requests), per(vm.cpu, vr.Requests)
-	fmt.Printf("  perfgate: %d requests, %.3f CPU s -> %.4f CPU s per 1000 requests\n", pr.Requests, pm.cpu.Seconds(), p)
-	fmt.Printf("  vegeta:   %d requests, %.3f CPU s -> %.4f CPU s per 1000 requests\n", vr.Requests, vm.cpu.Seconds(), v)
-	fmt.Printf("efficiency: perfgate/vegeta = %.2fx\n", p/v)
+	var ratios []float64
+	for i := 1; i <= rounds; i++ {
+		pr, pm, err := gen(ctx, target, "-rate", "2000", "-duration", d.String())
+		if err != nil {
+			return err
+		}
+		vr, vm, err := vegeta(ctx, target, 2000, d, 0)
+		if err != nil {
+			return err
+		}
+		p, v := per(pm.cpu, pr.Requests), per(vm.cpu, vr.Requests)
+		ratios = append(ratios, p/v)
+		fmt.Printf("  round %d: perfgate %d requests, %.3f CPU s -> %.4f per 1000; vegeta %d requests, %.3f CPU s -> %.4f per 1000; ratio %.2fx\n",
+			i, pr.Requests, pm.cpu.Seconds(), p, vr.Requests, vm.cpu.Seconds(), v, p/v)
+	}
+	sort.Float64s(ratios)
+	med := ratios[len(ratios)/2]
+	fmt.Printf("efficiency: perfgate/vegeta = %.2fx (median of %d rounds; range %.2f-%.2fx)\n", med, rounds, ratios[0], ratios[len(ratios)-1])
 	fl, err := floor(ctx, 2000, 10*time.Second)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("  floor:    a bare loop waking 2000 times/s (sends nothing) costs %.4f CPU s per 1000 wakes; a request needs two wakes (its send time, its response)\n",
+	fmt.Printf("  floor:    a bare loop sleeping to 2000 arrivals/s as the engine does (raw nanosleep), sending nothing, costs %.4f CPU s per 1000 wakes\n",
 		fl.CPU.Seconds()/(fl.Wakes/1000))
-	return verdict(p <= 0.5*v, "CPU per request at most 0.5x vegeta's")
+	fmt.Printf("            perfgate wakes once per request; the rest of its cost is the loopback write, which runs the target's TCP receive and wakes it\n")
+	return verdict(med <= 0.5, "CPU per request at most 0.5x vegeta's")
 }
 
 // accuracy: 2,000 req/s for 30 s, no warm-up to hide behind.

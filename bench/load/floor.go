@@ -6,15 +6,17 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
+	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
 // runFloor is the machine's floor for a paced generator: a bare loop that
-// only sleeps until each arrival time (timerfd through the netpoller, as the
-// engine does) and sends nothing. Its lateness and CPU time, taken pinned to
+// only sleeps until each arrival time, as the engine does, and sends nothing. Its lateness and CPU time, taken pinned to
 // the generator's core in the same run, say how much of the engine's figures
 // belong to the runner: on a shared VM an idle-to-busy wake costs tens of µs
 // and other tenants delay it by milliseconds.
@@ -25,26 +27,20 @@ func runFloor(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
-	if err != nil {
-		return err
-	}
-	f := os.NewFile(uintptr(fd), "timerfd")
-	defer f.Close()
-	var buf [8]byte
+	// The engine's own way to sleep (internal/load/loop_linux.go): a raw
+	// nanosleep on a thread with the least timer slack.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+	defer unix.Prctl(unix.PR_SET_TIMERSLACK, 0, 0, 0, 0)
 	n := int(*rate * dur.Seconds())
 	late := make([]time.Duration, 0, n)
 	start := time.Now()
 	for i := 1; i <= n && ctx.Err() == nil; i++ {
 		due := start.Add(time.Duration(float64(i) / *rate * 1e9))
-		if w := time.Until(due); w > 0 {
-			spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(w))}
-			if err := unix.TimerfdSettime(fd, 0, &spec, nil); err != nil {
-				return err
-			}
-			if _, err := f.Read(buf[:]); err != nil {
-				return err
-			}
+		for w := time.Until(due); w > 0; w = time.Until(due) {
+			ts := unix.NsecToTimespec(int64(w))
+			syscall.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 		}
 		late = append(late, time.Since(due))
 	}

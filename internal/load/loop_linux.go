@@ -58,7 +58,8 @@ type lconn struct {
 	until time.Time // the request's deadline, connecting included
 	wbuf  []byte
 	woff  int
-	out   uint64 // request bytes
+	out   bool   // registered for EPOLLOUT
+	bytes uint64 // request bytes
 	rx    int64  // kernel receive time of the latest bytes read (unix ns); 0 if none
 	part  bool   // part of the answer has been read
 	p     respParser
@@ -91,12 +92,13 @@ type evloop struct {
 	msg    unix.Msghdr
 	events []unix.EpollEvent
 
-	canceled atomic.Bool
-	intended uint64
-	dropped  uint64
-	stopped  time.Time
-	nextTick time.Time // next progress report
-	yielded  time.Time
+	canceled   atomic.Bool
+	intended   uint64
+	dropped    uint64
+	stopped    time.Time
+	nextTick   time.Time // next progress report
+	nextExpire time.Time // next look for requests past their deadline
+	yielded    time.Time
 }
 
 // runLoop runs the attack on the event loop; ok is false when this kernel
@@ -285,22 +287,29 @@ func (l *evloop) run() *Result {
 			continue
 		}
 		l.send(c, &j)
-		l.reap()
 		l.chores()
 	}
 	l.drain()
 	return l.rec.finish(l.intended, l.dropped, l.stopped)
 }
 
-// chores: progress about once a second, and a yield every few ms so sysmon
-// never has to preempt the loop with a signal.
+// yieldEvery is just under sysmon's 10 ms preemption threshold: a yield
+// costs a wake of an idle thread (wakep), a preemption a signal as well,
+// so the loop yields as seldom as it can without being preempted.
+const yieldEvery = 9 * time.Millisecond
+
+// chores: progress about once a second, and the yield.
 func (l *evloop) chores() {
 	now := time.Now()
+	if !now.Before(l.nextExpire) {
+		l.expire()
+		l.nextExpire = now.Add(time.Millisecond)
+	}
 	if l.a.Progress != nil && !now.Before(l.nextTick) {
 		l.rec.progress(now)
 		l.nextTick = now.Add(time.Second)
 	}
-	if now.Sub(l.yielded) > 5*time.Millisecond {
+	if now.Sub(l.yielded) > yieldEvery {
 		runtime.Gosched()
 		l.yielded = now
 	}
@@ -377,7 +386,7 @@ func (l *evloop) poll(d time.Duration) {
 	}
 }
 
-// reap reads the answers that arrived since the last wake.
+// reap reads the answers that have arrived.
 func (l *evloop) reap() {
 	if len(l.busy) <= 8 {
 		for i := 0; i < len(l.busy); {
@@ -392,7 +401,6 @@ func (l *evloop) reap() {
 	} else {
 		l.poll(0)
 	}
-	l.expire()
 }
 
 // connFor returns a connection ready to take j: an idle one, a new one, or
@@ -400,13 +408,20 @@ func (l *evloop) reap() {
 // the arrival is dropped (or the attack canceled); an error is a connection
 // that could not even be started, which counts as the request's failure.
 func (l *evloop) connFor(j *job) (*lconn, error) {
-	for {
+	for reaped := false; ; reaped = true {
 		for len(l.free) > 0 {
 			c := l.free[len(l.free)-1]
 			l.free = l.free[:len(l.free)-1]
 			if c.state == lcIdle {
 				return c, nil
 			}
+		}
+		if !reaped && len(l.busy) > 0 {
+			// Answers are read when a connection is needed, all that
+			// arrived at once: at high rates one epoll_wait and a batch
+			// of reads instead of a read (often empty) per request.
+			l.reap()
+			continue
 		}
 		if l.open < l.a.MaxConns {
 			return l.dial()
@@ -440,7 +455,7 @@ func (l *evloop) dial() (*lconn, error) {
 		unix.Close(fd)
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: err}
 	}
-	c := &lconn{fd: fd, state: lcConnecting, wbuf: make([]byte, 0, 512), slot: -1}
+	c := &lconn{fd: fd, state: lcConnecting, wbuf: make([]byte, 0, 512), slot: -1, out: true}
 	for fd >= len(l.byFD) {
 		l.byFD = append(l.byFD, nil)
 	}
@@ -453,7 +468,7 @@ func (l *evloop) dial() (*lconn, error) {
 func (l *evloop) send(c *lconn, j *job) {
 	c.job = *j
 	c.wbuf = appendRequest(c.wbuf[:0], l.ep, &j.req)
-	c.woff, c.out, c.rx, c.part = 0, uint64(len(c.wbuf)), 0, false
+	c.woff, c.bytes, c.rx, c.part = 0, uint64(len(c.wbuf)), 0, false
 	c.p.reset(j.req.Method == "HEAD", l.ep.timingHd)
 	c.slot = len(l.busy)
 	l.busy = append(l.busy, c)
@@ -480,7 +495,6 @@ func (l *evloop) connected(c *lconn) {
 		}
 		return
 	}
-	l.watch(c, unix.EPOLLIN|unix.EPOLLRDHUP)
 	c.state = lcWriting
 	l.write(c)
 }
@@ -500,9 +514,10 @@ func (l *evloop) write(c *lconn) {
 			c.woff += int(n)
 		case syscall.EINTR:
 		case syscall.EAGAIN:
-			if c.state != lcWriting || c.woff == 0 {
-				// First time the socket is full: wake when it drains.
+			if !c.out {
+				// The socket is full: wake when it drains.
 				l.watch(c, unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP)
+				c.out = true
 			}
 			c.state = lcWriting
 			return
@@ -511,8 +526,9 @@ func (l *evloop) write(c *lconn) {
 			return
 		}
 	}
-	if c.state == lcWriting {
+	if c.out {
 		l.watch(c, unix.EPOLLIN|unix.EPOLLRDHUP)
+		c.out = false
 	}
 	c.state = lcReading
 }
@@ -597,7 +613,7 @@ func (l *evloop) complete(c *lconn, reuse bool) {
 	r := c.p.result()
 	l.rec.add(&hit{kind: hitDone, measured: c.job.measured, half: c.job.half, group: c.job.req.Group,
 		intended: c.job.intended, sent: c.sent, done: done, status: r.status, serverDur: r.serverDur,
-		bytesIn: r.bytesIn, bytesOut: c.out})
+		bytesIn: r.bytesIn, bytesOut: c.bytes})
 	l.unbusy(c)
 	if reuse && c.p.keep() {
 		c.state = lcIdle
@@ -613,7 +629,7 @@ func (l *evloop) fail(c *lconn, err error) {
 	r := c.p.result()
 	l.rec.add(&hit{kind: hitDone, measured: c.job.measured, half: c.job.half, group: c.job.req.Group,
 		intended: c.job.intended, sent: c.sent, done: now, status: r.status, serverDur: -1,
-		bytesIn: r.bytesIn, bytesOut: c.out, errKind: errorKind(err)})
+		bytesIn: r.bytesIn, bytesOut: c.bytes, errKind: errorKind(err)})
 	l.unbusy(c)
 	l.retire(c)
 }

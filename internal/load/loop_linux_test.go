@@ -24,6 +24,7 @@ func rawServer(t *testing.T, response string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
+	resp := []byte(response)
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -43,7 +44,7 @@ func rawServer(t *testing.T, response string) string {
 							break
 						}
 					}
-					if _, err := c.Write([]byte(response)); err != nil {
+					if _, err := c.Write(resp); err != nil {
 						return
 					}
 				}
@@ -103,5 +104,26 @@ func TestLoopRestoresGOMAXPROCS(t *testing.T) {
 	}
 	if after := runtime.GOMAXPROCS(0); after != before {
 		t.Errorf("GOMAXPROCS after the run = %d, want %d", after, before)
+	}
+}
+
+// The loop makes no garbage per request: a long run must not grow the heap
+// or make the GC compete with the arms for the runner's CPU.
+func TestLoopAllocatesNothingPerRequest(t *testing.T) {
+	target := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	src, groups := getSource("g")
+	a := load.Attack{Target: target, Source: src, Groups: groups, Pacer: load.ConstantPacer{Freq: 5000},
+		Warmup: 100 * time.Millisecond, Duration: 1500 * time.Millisecond, Progress: func(load.Snapshot) {}}
+	run(t, a) // the histograms' and connections' one-off allocations
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r := run(t, a)
+	runtime.ReadMemStats(&after)
+	n := r.Groups[0].Requests
+	perReq := float64(after.Mallocs-before.Mallocs) / float64(n)
+	bytesPerReq := float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+	t.Logf("%d requests: %.3f allocations and %.1f bytes per request", n, perReq, bytesPerReq)
+	if perReq > 0.05 {
+		t.Errorf("%.3f allocations per request (%.1f bytes), want none", perReq, bytesPerReq)
 	}
 }

@@ -6,9 +6,10 @@ import "strings"
 // placeholder, so JSON bodies keep their braces as written; {{name}} writes
 // a literal {name}.
 type segment struct {
-	lit  string // literal text, when name is ""
-	name string
-	src  int // the data source's index, once bound by Source
+	lit    string // literal text, when name is ""
+	name   string
+	src    int  // the data source's index, once bound by Source
+	inPath bool // the value goes into the request line: see targetSafe
 }
 
 type template []segment
@@ -82,4 +83,40 @@ func placeholderLine(s, name string) int {
 		return 1
 	}
 	return strings.Count(s[:i], "\n") + 1
+}
+
+// targetSafe percent-encodes the bytes of a value that cannot stand in a
+// request line (space, controls, non-ASCII, '#', quotes and the like), so a
+// drawn identifier such as "Jane Doe" or "café" still makes a valid request.
+// Everything RFC 3986 allows in a path or query, '/', '?', '&', '=' and '%'
+// included, is kept: a data file of whole paths, or of values encoded
+// already, is sent as written.
+func targetSafe(s string) string {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !targetByte(s[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(s)+2*n)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; targetByte(c) {
+			b = append(b, c)
+		} else {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return string(b)
+}
+
+func targetByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~:/?[]@!$&'()*+,;=%", c) >= 0
 }

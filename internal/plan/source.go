@@ -94,6 +94,7 @@ func (p *Plan) newSource(v *Vars, seed int64, part, parts int) (*RequestSource, 
 		var err error
 		uses := map[int]bool{}
 		bind := func(t template, what string) template {
+			inPath := what == "path"
 			if err != nil {
 				return nil
 			}
@@ -104,6 +105,7 @@ func (p *Plan) newSource(v *Vars, seed int64, part, parts int) (*RequestSource, 
 					out = appendLit(out, seg.lit)
 				case hasIdx(dataIdx, seg.name):
 					seg.src = dataIdx[seg.name]
+					seg.inPath = inPath
 					uses[seg.src] = true
 					out = append(out, seg)
 				default:
@@ -111,6 +113,9 @@ func (p *Plan) newSource(v *Vars, seed int64, part, parts int) (*RequestSource, 
 					if !ok {
 						err = exit.Refusef("%s:%d: the %s of group %q uses {%s}, which has no value; resolve the plan's variables (ResolveVars) before making its source", p.Path, g.Line, what, g.Name, seg.name)
 						return nil
+					}
+					if inPath {
+						val = targetSafe(val)
 					}
 					out = appendLit(out, val)
 				}
@@ -204,9 +209,12 @@ func (t template) fill(vals []string) string {
 	var b strings.Builder
 	b.Grow(n)
 	for _, seg := range t {
-		if seg.name == "" {
+		switch {
+		case seg.name == "":
 			b.WriteString(seg.lit)
-		} else {
+		case seg.inPath:
+			b.WriteString(targetSafe(vals[seg.src]))
+		default:
 			b.WriteString(vals[seg.src])
 		}
 	}

@@ -316,3 +316,48 @@ func TestCheckLoadOverrides(t *testing.T) {
 		}
 	}
 }
+
+// Values drawn into a path are made safe for the request line, whatever the
+// data file holds; headers and bodies get them as written.
+func TestPathValuesAreTargetSafe(t *testing.T) {
+	dir := planDir(t, 1)
+	writeFile(t, filepath.Join(dir, "names.txt"), "O'Brien\ncafé\n/a/b?x=1&y=2\n100%25\na<b>|c\n")
+	p, err := Parse("plan.toml", []byte(`[vars]
+who = { value = "the boss" }
+[data.names]
+file = "names.txt"
+warmup_fraction = 0
+exhausted = "reshuffle"
+[[group]]
+name = "find"
+path = "/p/{names}?q={who}"
+headers = { X-Name = "{names}" }
+expect = 200
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ResolveVars(p, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := p.NewRequestSource(v, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"/p/O'Brien?q=the%20boss":      "O'Brien",
+		"/p/caf%C3%A9?q=the%20boss":    "café",
+		"/p//a/b?x=1&y=2?q=the%20boss": "/a/b?x=1&y=2",
+		"/p/100%25?q=the%20boss":       "100%25",
+		"/p/a%3Cb%3E%7Cc?q=the%20boss": "a<b>|c",
+	}
+	got := map[string]string{}
+	for range want {
+		r := s.Next(load.Measured)
+		got[r.Path] = r.Header[0].Value
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("path -> header value = %v, want %v", got, want)
+	}
+}
