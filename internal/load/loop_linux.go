@@ -30,9 +30,9 @@ import (
 //     sysmon hand the P to another thread, a futex round trip per sleep
 //     (measured: 40 µs per wake instead of 17);
 //   - between arrivals closer than lazyWait it does not wake for answers:
-//     it reads them at its next wake, and takes each answer's time from the
-//     kernel's receive timestamp (SO_TIMESTAMPING), so the latency is the
-//     one an eager read would have seen.
+//     it reads them when it next needs a connection, and takes each
+//     answer's time from the kernel's receive timestamp (SO_TIMESTAMPING),
+//     so the latency is the one an eager read would have seen.
 //
 // Anything that cannot wait is read eagerly: a connection still connecting,
 // a write the socket only partly took, an answer only partly read (it may
