@@ -85,10 +85,16 @@ func (c *conn) do(ep *endpoint, req *Request) (resp response, keep bool, err err
 	resp.serverDur = -1
 	b := appendRequest(c.wbuf[:0], ep, req)
 	c.wbuf = b[:0]
-	if _, err := c.rw.Write(b); err != nil {
+	n, err := c.rw.Write(b)
+	resp.bytesOut = uint64(n)
+	if err != nil {
+		// A target may answer (413, 431) and close before taking the
+		// whole request: if its answer arrived, that answer is the result.
+		if early, _, rerr := c.read(ep, req.Method == "HEAD", resp); rerr == nil {
+			return early, false, nil
+		}
 		return resp, false, err
 	}
-	resp.bytesOut = uint64(len(b))
 	return c.read(ep, req.Method == "HEAD", resp)
 }
 
