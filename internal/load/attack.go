@@ -129,7 +129,7 @@ func Run(ctx context.Context, a Attack) (*Result, error) {
 		return nil, err
 	}
 	t := &attacker{
-		a: &a, ep: ep, sl: sl, origin: origin,
+		a: &a, ep: ep, sl: sl, origin: origin, sched: schedule{a: &a, origin: origin},
 		work:  make(chan job),
 		hits:  make(chan hit, 4096),
 		conns: map[*conn]struct{}{},
@@ -159,9 +159,8 @@ type attacker struct {
 	conns map[*conn]struct{}
 
 	// Written by run before it closes hits.
-	intended uint64
-	dropped  uint64    // by the scheduler; workers report theirs as hits
-	stopped  time.Time // when cancel stopped the schedule; zero if it ran out
+	sched   schedule
+	stopped time.Time // when cancel stopped the schedule; zero if it ran out
 }
 
 // run is the scheduling loop. It owns the workers: it starts them, closes
@@ -182,47 +181,19 @@ func (t *attacker) run(ctx context.Context) {
 		}
 	}()
 	a := t.a
-	end := a.Warmup + a.Duration
-	halfAt := a.Warmup + a.Duration/2
-	var due time.Duration
-	for n := uint64(0); ; n++ {
-		wait, stop := a.Pacer.Pace(due, n)
-		if stop {
+	for {
+		intended, ok := t.sched.next()
+		if !ok {
 			break
 		}
-		if wait > 0 {
-			due += wait
-		}
-		if due >= end {
-			break
-		}
-		intended := t.origin.Add(due)
 		if !t.sleepUntil(ctx, intended) {
 			t.stopped = time.Now()
 			break
 		}
-		measured := due >= a.Warmup
-		var half uint8
-		if due >= halfAt {
-			half = 1
-		}
-		if measured {
-			t.intended++
-		}
-		if time.Since(intended) > a.MaxLateness {
-			// Counted here, not sent to the collector: a generator far
-			// behind drops arrivals by the thousand and must not spend
-			// its time reporting each one.
-			if measured {
-				t.dropped++
-			}
+		j, ok := t.sched.take(intended)
+		if !ok {
 			continue
 		}
-		stage := Warmup
-		if measured {
-			stage = Measured
-		}
-		j := job{intended: intended, measured: measured, half: half, req: a.Source.Next(stage)}
 		select {
 		case t.work <- j:
 			continue
@@ -241,13 +212,9 @@ func (t *attacker) run(ctx context.Context) {
 		select {
 		case t.work <- j:
 		case <-tooLate.C:
-			if measured {
-				t.dropped++
-			}
+			t.sched.drop(&j)
 		case <-ctx.Done():
-			if measured {
-				t.dropped++
-			}
+			t.sched.drop(&j)
 		}
 		tooLate.Stop()
 	}

@@ -143,7 +143,7 @@ func collect(ctx context.Context, a *Attack, t *attacker) *Result {
 		select {
 		case h, ok := <-t.hits:
 			if !ok {
-				return rc.finish(t.intended, t.dropped, t.stopped)
+				return rc.finish(t.sched.intended, t.sched.dropped, t.stopped)
 			}
 			rc.add(&h)
 		case now := <-tick:

@@ -93,8 +93,7 @@ type evloop struct {
 	events []unix.EpollEvent
 
 	canceled   atomic.Bool
-	intended   uint64
-	dropped    uint64
+	sched      schedule
 	stopped    time.Time
 	nextTick   time.Time // next progress report
 	nextExpire time.Time // next look for requests past their deadline
@@ -176,7 +175,7 @@ func newEvloop(a *Attack, ep *endpoint, origin time.Time) (*evloop, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &evloop{a: a, ep: ep, origin: origin, epfd: -1, evfd: -1,
+	l := &evloop{a: a, ep: ep, origin: origin, epfd: -1, evfd: -1, sched: schedule{a: a, origin: origin},
 		rbuf: make([]byte, 64<<10), oob: make([]byte, 256), events: make([]unix.EpollEvent, 256)}
 	if ip4 := addr.IP.To4(); ip4 != nil {
 		sa := &unix.SockaddrInet4{Port: addr.Port}
@@ -225,64 +224,33 @@ func (l *evloop) close() {
 // run is the schedule: the same arrivals, warm-up and halves as the worker
 // engine's attacker.run.
 func (l *evloop) run() *Result {
-	a := l.a
-	end := a.Warmup + a.Duration
-	halfAt := a.Warmup + a.Duration/2
 	now := time.Now()
 	l.nextTick, l.yielded = now.Add(time.Second), now
-	var due time.Duration
-	for n := uint64(0); ; n++ {
-		wait, stop := a.Pacer.Pace(due, n)
-		if stop {
+	for {
+		intended, ok := l.sched.next()
+		if !ok {
 			break
 		}
-		if wait > 0 {
-			due += wait
-		}
-		if due >= end {
-			break
-		}
-		intended := l.origin.Add(due)
 		if !l.waitUntil(intended) {
 			l.stopped = time.Now()
 			break
 		}
-		measured := due >= a.Warmup
-		var half uint8
-		if due >= halfAt {
-			half = 1
-		}
-		if measured {
-			l.intended++
-		}
-		if time.Since(intended) > a.MaxLateness {
-			if measured {
-				l.dropped++
-			}
+		j, ok := l.sched.take(intended)
+		if !ok {
 			continue
 		}
-		stage := Warmup
-		if measured {
-			stage = Measured
-		}
-		j := job{intended: intended, measured: measured, half: half, req: a.Source.Next(stage)}
 		c, err := l.connFor(&j)
 		if err != nil {
 			now := time.Now()
-			l.rec.add(&hit{kind: hitDone, measured: measured, half: half, group: j.req.Group,
+			l.rec.add(&hit{kind: hitDone, measured: j.measured, half: j.half, group: j.req.Group,
 				intended: intended, sent: now, done: now, serverDur: -1, errKind: errorKind(err)})
 			continue
 		}
 		if c == nil {
+			l.sched.drop(&j)
 			if l.canceled.Load() {
 				l.stopped = time.Now()
-				if measured {
-					l.dropped++
-				}
 				break
-			}
-			if measured {
-				l.dropped++
 			}
 			continue
 		}
@@ -290,7 +258,7 @@ func (l *evloop) run() *Result {
 		l.chores()
 	}
 	l.drain()
-	return l.rec.finish(l.intended, l.dropped, l.stopped)
+	return l.rec.finish(l.sched.intended, l.sched.dropped, l.stopped)
 }
 
 // yieldEvery is just under sysmon's 10 ms preemption threshold: a yield
