@@ -490,7 +490,13 @@ func (l *evloop) write(c *lconn) {
 			c.state = lcWriting
 			return
 		default:
-			l.fail(c, e)
+			// The target may have answered before taking the whole
+			// request (a 413) and closed: that answer is the
+			// request's, as the workers keep it too. read completes
+			// or fails c when it finds one.
+			if l.read(c); c.state != lcClosed && c.state != lcIdle {
+				l.fail(c, e)
+			}
 			return
 		}
 	}
