@@ -1,0 +1,50 @@
+package gate_test
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/gate"
+)
+
+// The arms' ports lie below the ephemeral range, where no outgoing
+// connection takes them, and are free to bind once FreePorts returns.
+func TestFreePortsAvoidEphemeralRange(t *testing.T) {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		t.Skip("no ip_local_port_range here:", err)
+	}
+	var first, last int
+	if _, err := fmt.Sscan(string(b), &first, &last); err != nil {
+		t.Fatalf("reading ip_local_port_range %q: %v", b, err)
+	}
+	if first < 21000 {
+		t.Skipf("ephemeral range starts at %d: FreePorts falls back to the kernel's choice", first)
+	}
+	seen := map[int]bool{}
+	for range 20 {
+		ports, err := gate.FreePorts(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ports[0] == ports[1] {
+			t.Fatalf("FreePorts(2) = %v: the same port twice", ports)
+		}
+		for _, p := range ports {
+			if p < 20000 || p >= first {
+				t.Fatalf("port %d outside [20000, %d): an outgoing connection may take it", p, first)
+			}
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				t.Fatalf("port %d from FreePorts is not free: %v", p, err)
+			}
+			l.Close()
+			seen[p] = true
+		}
+	}
+	if len(seen) < 30 {
+		t.Errorf("40 ports drawn, only %d distinct: the draw is not spread over the range", len(seen))
+	}
+}
