@@ -58,8 +58,9 @@ func Judge(in Input) Verdict {
 	switch {
 	// The idle limits are absolute and compare with nothing, so a load
 	// phase that cannot be judged does not unsay a head that worked while
-	// idle: that is the shape the gate was built to catch.
-	case idleFailed:
+	// idle: that is the shape the gate was built to catch. Nor does it
+	// unsay a wrong status the head answered where the base answered right.
+	case idleFailed, answeredWrong(in):
 		v.Code = Regression
 	case len(v.CannotJudge) > 0:
 		v.Code = CannotJudge
@@ -163,6 +164,39 @@ func unexpected(phases []Phase) []string {
 		lines = append(lines, fmt.Sprintf("group %s: %d answers the plan does not name (%s)", name, total, strings.Join(parts, ", ")))
 	}
 	return lines
+}
+
+// answeredWrong says whether the head answered some group with an HTTP
+// status the plan does not name while the base answered that group only as
+// the plan says. That is the head's own answer: a stalled or late runner
+// slows answers, it does not turn a 200 into a 500. Errors and timeouts
+// are not answers, and a runner can cause them; where the base also
+// answered wrong (a route the change adds, the test data), the status may
+// not be the head's doing either.
+func answeredWrong(in Input) bool {
+	base := wrongStatusGroups(in.Base)
+	for g := range wrongStatusGroups(in.Head) {
+		if !base[g] {
+			return true
+		}
+	}
+	return false
+}
+
+// wrongStatusGroups names the groups answered with a status the plan does
+// not name (Unexpected's numeric keys; the others are failure kinds).
+func wrongStatusGroups(phases []Phase) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range phases {
+		for _, g := range p.Groups {
+			for k, c := range g.Unexpected {
+				if _, err := strconv.Atoi(k); err == nil && c > 0 {
+					out[g.Name] = true
+				}
+			}
+		}
+	}
+	return out
 }
 
 // judgeIdle compares the idle figures with their limits. The limits are

@@ -229,6 +229,42 @@ func TestIdleFailureBeatsCannotJudge(t *testing.T) {
 	}
 }
 
+// A wrong status from the head stands even when the load phases cannot be
+// judged, unless the base answered that group wrong too or the head's
+// failures are errors a stalled runner can cause.
+func TestWrongStatusBeatsCannotJudge(t *testing.T) {
+	tests := []struct {
+		name string
+		head map[string]uint64
+		base map[string]uint64
+		want int
+	}{
+		{"head 500, base right", map[string]uint64{"500": 40}, nil, Regression},
+		{"head 500 and timeouts, base right", map[string]uint64{"500": 40, "timeout": 3}, nil, Regression},
+		{"head timeouts only", map[string]uint64{"timeout": 40}, nil, CannotJudge},
+		{"head errors only", map[string]uint64{"connection reset": 5}, nil, CannotJudge},
+		{"base wrong in the same group", map[string]uint64{"500": 40}, map[string]uint64{"503": 2}, CannotJudge},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := full()
+			in.Base[0].Schedule.Dropped = 500
+			in.Head[2].Groups[0].Unexpected = tc.head
+			in.Base[1].Groups[0].Unexpected = tc.base
+			v := Judge(in)
+			if len(v.CannotJudge) == 0 {
+				t.Fatal("the dropped arrivals gave no cannot-judge reason")
+			}
+			if v.Code != tc.want {
+				t.Errorf("code %d, want %d; failures %q", v.Code, tc.want, v.Failures)
+			}
+			if !containsAll(v.Failures, "head: group search") {
+				t.Errorf("failures %q do not name the group", v.Failures)
+			}
+		})
+	}
+}
+
 func TestInvalidInputCannotBeJudged(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -23,7 +23,13 @@ func Markdown(w io.Writer, r *Report) error {
 	if r.Rejudged {
 		p("_Judged again offline by `perfgate compare`, tolerances: %s._\n\n", tolerances(r.Input))
 	}
-	if len(v.CannotJudge) > 0 {
+	switch {
+	case len(v.CannotJudge) > 0 && v.Code == judge.Regression:
+		// An idle failure or a wrong status stands over phases that
+		// cannot be judged (docs/judge.md).
+		p("**The load phases cannot be judged**, but the failures below stand whatever the runner did:\n\n")
+		bullets(bw, v.CannotJudge)
+	case len(v.CannotJudge) > 0:
 		p("**Cannot judge:** this run says nothing about the code.\n\n")
 		bullets(bw, v.CannotJudge)
 	}

@@ -148,3 +148,31 @@ func TestRenderEdges(t *testing.T) {
 		}
 	}
 }
+
+// A wrong status stands over phases that cannot be judged: the summary says
+// both without calling the run meaningless.
+func TestMarkdownRegressionOverCannotJudge(t *testing.T) {
+	r := reporttest.CannotJudge()
+	r.Input.Head[2].Groups[0].Unexpected = map[string]uint64{"500": 20}
+	r.Verdict = judge.Judge(r.Input)
+	if r.Verdict.Code != judge.Regression || len(r.Verdict.CannotJudge) == 0 {
+		t.Fatalf("verdict %d with cannot-judge reasons %q, want a regression that keeps them", r.Verdict.Code, r.Verdict.CannotJudge)
+	}
+	var md bytes.Buffer
+	if err := report.Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	s := md.String()
+	for _, want := range []string{
+		"## ❌ perfgate: regression (exit 1)",
+		"**The load phases cannot be judged**, but the failures below stand whatever the runner did:",
+		"answers the plan does not name (500 x20)",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+	if strings.Contains(s, "this run says nothing about the code") {
+		t.Error("a regression's summary says the run says nothing about the code")
+	}
+}
