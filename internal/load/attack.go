@@ -168,18 +168,10 @@ type attacker struct {
 func (t *attacker) run(ctx context.Context) {
 	defer close(t.hits)
 	defer t.sl.close()
-	finished := make(chan struct{})
-	var watch sync.WaitGroup
-	watch.Add(1)
-	go func() {
-		defer watch.Done()
-		select {
-		case <-ctx.Done():
-			t.stopping.Store(true)
-			t.abortAll()
-		case <-finished:
-		}
-	}()
+	stopWatch := onCancel(ctx, func() {
+		t.stopping.Store(true)
+		t.abortAll()
+	})
 	a := t.a
 	for {
 		intended, ok := t.sched.next()
@@ -220,8 +212,7 @@ func (t *attacker) run(ctx context.Context) {
 	}
 	close(t.work)
 	t.wg.Wait()
-	close(finished)
-	watch.Wait()
+	stopWatch()
 	if t.stopped.IsZero() && ctx.Err() != nil {
 		t.stopped = time.Now()
 	}
@@ -325,5 +316,21 @@ func (t *attacker) abortAll() {
 	defer t.mu.Unlock()
 	for c := range t.conns {
 		c.nc.SetDeadline(time.Unix(1, 0))
+	}
+}
+
+// onCancel runs f once if ctx ends before the returned stop is called. stop
+// returns only after f has finished, so f never outlives what it touches
+// (the workers' connections, the loop's eventfd).
+func onCancel(ctx context.Context, f func()) (stop func()) {
+	ran := make(chan struct{})
+	after := context.AfterFunc(ctx, func() {
+		defer close(ran)
+		f()
+	})
+	return func() {
+		if !after() {
+			<-ran
+		}
 	}
 }

@@ -113,19 +113,11 @@ func runLoop(ctx context.Context, a *Attack, ep *endpoint, origin time.Time) (r 
 	defer l.close()
 	release := acquireP()
 	defer release()
-	done := make(chan struct{})
-	var watch sync.WaitGroup
-	watch.Add(1)
-	go func() {
-		defer watch.Done()
-		select {
-		case <-ctx.Done():
-			l.canceled.Store(true)
-			one := [8]byte{1}
-			unix.Write(l.evfd, one[:])
-		case <-done:
-		}
-	}()
+	stopWatch := onCancel(ctx, func() {
+		l.canceled.Store(true)
+		one := [8]byte{1}
+		unix.Write(l.evfd, one[:])
+	})
 	res := make(chan *Result)
 	go func() {
 		// The loop's thread sleeps with the least timer slack (50 µs by
@@ -140,8 +132,7 @@ func runLoop(ctx context.Context, a *Attack, ep *endpoint, origin time.Time) (r 
 		res <- r
 	}()
 	r = <-res
-	close(done)
-	watch.Wait()
+	stopWatch()
 	return r, true
 }
 
