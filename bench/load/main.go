@@ -3,7 +3,7 @@
 // One command per claim:
 //
 //	go run ./bench/load ceiling      # highest sustained rate on one core
-//	go run ./bench/load efficiency   # CPU s per 1,000 requests at 2,000/s
+//	go run ./bench/load efficiency   # CPU s per 1,000 requests at 2,000/s (-rounds N)
 //	go run ./bench/load accuracy     # 2,000/s for 30 s: achieved rate, send lateness
 //	go run ./bench/load co           # coordinated omission against a stalling target
 //	go run ./bench/load memory       # RSS after 1M requests vs after 100k
@@ -41,7 +41,7 @@ func main() {
 	case "ceiling":
 		err = ceiling(ctx)
 	case "efficiency":
-		err = efficiency(ctx)
+		err = efficiency(ctx, os.Args[2:])
 	case "accuracy":
 		err = accuracy(ctx)
 	case "co":
