@@ -84,6 +84,7 @@ type job struct {
 	intended time.Time
 	measured bool
 	half     uint8
+	retried  bool // sent again after a reused connection failed it (stale.go)
 	req      Request
 }
 
@@ -263,25 +264,44 @@ func (t *attacker) worker(ctx context.Context) {
 			continue
 		}
 		h.sent = time.Now()
-		var err error
-		if c == nil {
-			c, err = dial(ctx, t.ep)
-			if err == nil {
-				t.remember(c)
-			}
+		if c != nil && h.sent.Sub(c.idle) > staleAfter && c.closedByTarget() {
+			t.forget(c) // closed while it sat idle: no request's failure
+			c = nil
 		}
+		reused := c != nil
 		var keep bool
-		if err == nil {
+		var err error
+		for attempt := 1; ; attempt++ {
+			if c == nil {
+				c, err = dial(ctx, t.ep)
+				if err == nil {
+					t.remember(c)
+				}
+			}
+			if err != nil {
+				break
+			}
 			c.nc.SetDeadline(h.sent.Add(t.a.Timeout))
 			if t.stopping.Load() { // after the deadline, so abortAll's cannot be overwritten unseen
 				err = context.Canceled
-			} else {
-				var resp response
-				resp, keep, err = c.do(t.ep, &j.req)
-				h.status, h.serverDur, h.bytesIn, h.bytesOut = resp.status, resp.serverDur, resp.bytesIn, resp.bytesOut
+				break
 			}
+			var resp response
+			resp, keep, err = c.do(t.ep, &j.req)
+			h.status, h.serverDur, h.bytesIn, h.bytesOut = resp.status, resp.serverDur, resp.bytesIn, resp.bytesOut
+			if err == nil || attempt > 1 || !reused || resp.bytesIn > 0 || !retryable(j.req.Method, err) {
+				break
+			}
+			// The target closed the reused connection as the request
+			// went out: once more on a new one (stale.go).
+			t.forget(c)
+			c = nil
+			h.sent = time.Now()
 		}
 		h.done = time.Now()
+		if c != nil {
+			c.idle = h.done
+		}
 		if err != nil {
 			if t.stopping.Load() {
 				h.kind = hitCanceled

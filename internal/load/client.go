@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"time"
 )
 
@@ -34,6 +35,7 @@ type conn struct {
 	br   *bufio.Reader
 	wbuf []byte
 	p    respParser
+	idle time.Time // when its last exchange ended
 }
 
 // response is what one exchange yields.
@@ -78,6 +80,16 @@ func (e *tlsError) Error() string { return "tls handshake: " + e.err.Error() }
 func (e *tlsError) Unwrap() error { return e.err }
 
 func (c *conn) close() { c.nc.Close() }
+
+// closedByTarget says whether the target closed c, or sent what nobody
+// asked for, while it sat idle: a read that may not wait finds EOF, an
+// error or bytes instead of nothing yet. The caller's next SetDeadline
+// replaces the one set here.
+func (c *conn) closedByTarget() bool {
+	c.nc.SetReadDeadline(time.Now())
+	_, err := c.br.Peek(1)
+	return !errors.Is(err, os.ErrDeadlineExceeded)
+}
 
 // do sends req and reads the whole response. keep is false when the
 // connection cannot be reused.

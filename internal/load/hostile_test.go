@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -99,6 +100,89 @@ func testHostileTargets(t *testing.T) {
 			case tc.status != 0 && g.Statuses[tc.status] < 45:
 				t.Errorf("statuses %v errors %v, want (nearly) all %d", g.Statuses, g.Errors, tc.status)
 			}
+		})
+	}
+}
+
+// Servers close keep-alive connections left idle (nginx after 75 s, Node
+// after 5 s, gunicorn after 2 s). A connection the target closed while it
+// sat in the pool is not a request's failure: the engine must notice and
+// use another. The target holds its answers for the first 300 ms, so the
+// pool grows to about 30 connections; then it answers at once, and closes
+// any connection left idle for 100 ms, which a pool that deep, taken in
+// turn at 100 requests a second, leaves every connection.
+func TestIdleConnectionsTheTargetCloses(t *testing.T) {
+	bothEngines(t, func(t *testing.T) {
+		var accepted atomic.Int64
+		start := time.Now()
+		target := hostileServer(t, func(c *net.TCPConn, br *bufio.Reader) {
+			accepted.Add(1)
+			for {
+				c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+				if !readHead(br) {
+					return // idle too long (or the client went): close
+				}
+				if hold := 300*time.Millisecond - time.Since(start); hold > 0 {
+					time.Sleep(hold)
+				}
+				if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")); err != nil {
+					return
+				}
+			}
+		})
+		src, groups := getSource("g")
+		r := run(t, load.Attack{Target: target, Source: src, Groups: groups, Pacer: load.ConstantPacer{Freq: 100},
+			Duration: 1500 * time.Millisecond})
+		g := r.Groups[0]
+		t.Logf("%d connections; requests %d, errors %v, statuses %v", accepted.Load(), g.Requests, g.Errors, g.Statuses)
+		if accepted.Load() < 25 {
+			t.Errorf("only %d connections: the pool never grew deep enough to test the target's idle close", accepted.Load())
+		}
+		if g.Requests != 150 || len(g.Errors) > 0 {
+			t.Errorf("requests %d, errors %v: a connection the target closed while idle failed a request", g.Requests, g.Errors)
+		}
+	})
+}
+
+// The close can cross the request on the wire: this target takes a reused
+// connection's request and closes without an answer, as a server whose idle
+// timer fired that instant does. A GET goes once more on a new connection
+// and succeeds; a POST is never sent twice, so it fails.
+func TestRequestCrossingTheTargetsClose(t *testing.T) {
+	for _, method := range []string{"GET", "POST"} {
+		t.Run(method, func(t *testing.T) {
+			bothEngines(t, func(t *testing.T) {
+				var heads atomic.Int64
+				target := hostileServer(t, func(c *net.TCPConn, br *bufio.Reader) {
+					for i := 0; readHead(br); i++ {
+						heads.Add(1)
+						if i == 1 {
+							return // the second request on a connection: closed unanswered
+						}
+						if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")); err != nil {
+							return
+						}
+					}
+				})
+				src := &fixedSource{reqs: []load.Request{{Method: method, Path: "/x"}}}
+				r := run(t, load.Attack{Target: target, Source: src, Groups: []load.Group{{Name: "x", Expect: []int{200}}},
+					Pacer: load.ConstantPacer{Freq: 500}, Duration: time.Second})
+				g := r.Groups[0]
+				t.Logf("%s: target read %d requests; requests %d, statuses %v, errors %v", method, heads.Load(), g.Requests, g.Statuses, g.Errors)
+				if g.Requests != 500 {
+					t.Fatalf("requests %d, want 500", g.Requests)
+				}
+				switch method {
+				case "GET":
+					if g.Expected != 500 || heads.Load() < 600 {
+						t.Errorf("%d answered of 500 after %d sends: the GETs the close crossed were not sent again", g.Expected, heads.Load())
+					}
+				case "POST":
+					if heads.Load() != 500 || g.Errors["closed by target"] < 100 {
+						t.Errorf("the target read %d POSTs for 500 arrivals, errors %v: a POST was sent twice or a close went unreported", heads.Load(), g.Errors)
+					}
+				}
+			})
 		})
 	}
 }

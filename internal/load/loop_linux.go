@@ -63,7 +63,9 @@ type lconn struct {
 	rx    int64  // kernel receive time of the latest bytes read (unix ns); 0 if none
 	part  bool   // part of the answer has been read
 	p     respParser
-	slot  int // index in evloop.busy
+	slot  int       // index in evloop.busy
+	idle  time.Time // when it last went back to the pool
+	reuse bool      // it carried a request before this one
 }
 
 // urgent is true while the connection needs its events at once.
@@ -83,6 +85,7 @@ type evloop struct {
 	byFD       []*lconn
 	free       []*lconn // idle connections, most recently used last
 	busy       []*lconn
+	retries    []retry // requests to send again on a new connection
 	open       int
 	stamps     bool // the kernel gives receive timestamps
 
@@ -232,9 +235,7 @@ func (l *evloop) run() *Result {
 		}
 		c, err := l.connFor(&j)
 		if err != nil {
-			now := time.Now()
-			l.rec.add(&hit{kind: hitDone, measured: j.measured, half: j.half, group: j.req.Group,
-				intended: intended, sent: now, done: now, serverDur: -1, errKind: errorKind(err)})
+			l.failJob(&j, err)
 			continue
 		}
 		if c == nil {
@@ -246,6 +247,7 @@ func (l *evloop) run() *Result {
 			continue
 		}
 		l.send(c, &j)
+		l.resend()
 		l.chores()
 	}
 	l.drain()
@@ -292,6 +294,7 @@ func (l *evloop) waitUntil(at time.Time) bool {
 		}
 		l.poll(min(d, 100*time.Millisecond))
 		l.expire()
+		l.resend()
 	}
 }
 
@@ -367,11 +370,20 @@ func (l *evloop) reap() {
 // the arrival is dropped (or the attack canceled); an error is a connection
 // that could not even be started, which counts as the request's failure.
 func (l *evloop) connFor(j *job) (*lconn, error) {
+	polled := false
 	for reaped := false; ; reaped = true {
 		for len(l.free) > 0 {
 			c := l.free[len(l.free)-1]
+			if c.state == lcIdle && !polled && time.Since(c.idle) > staleAfter {
+				// The target may have closed it meanwhile, an event
+				// the lazy mode has not read: read the events first.
+				l.poll(0)
+				polled = true
+				continue
+			}
 			l.free = l.free[:len(l.free)-1]
 			if c.state == lcIdle {
+				c.reuse = true
 				return c, nil
 			}
 		}
@@ -581,15 +593,24 @@ func (l *evloop) complete(c *lconn, reuse bool) {
 		bytesIn: r.bytesIn, bytesOut: c.bytes})
 	l.unbusy(c)
 	if reuse && c.p.keep() {
-		c.state = lcIdle
+		c.state, c.idle = lcIdle, now
 		l.free = append(l.free, c)
 		return
 	}
 	l.retire(c)
 }
 
-// fail records c's request as failed with err and closes c.
+// fail records c's request as failed with err and closes c; a request the
+// target closed a reused connection under goes again instead (stale.go).
 func (l *evloop) fail(c *lconn, err error) {
+	if c.reuse && !c.part && !c.job.retried && retryable(c.job.req.Method, err) {
+		j := c.job
+		j.retried = true
+		l.retries = append(l.retries, retry{j, err})
+		l.unbusy(c)
+		l.retire(c)
+		return
+	}
 	now := time.Now()
 	r := c.p.result()
 	l.rec.add(&hit{kind: hitDone, measured: c.job.measured, half: c.job.half, group: c.job.req.Group,
@@ -640,7 +661,8 @@ func (l *evloop) expire() {
 // drain waits for the answers still due after the last arrival, each up to
 // its deadline; a cancel abandons them.
 func (l *evloop) drain() {
-	for len(l.busy) > 0 && !l.canceled.Load() {
+	for (len(l.busy) > 0 || len(l.retries) > 0) && !l.canceled.Load() {
+		l.resend()
 		l.poll(100 * time.Millisecond)
 		l.expire()
 		l.chores()
@@ -648,6 +670,11 @@ func (l *evloop) drain() {
 	if l.canceled.Load() && l.stopped.IsZero() {
 		l.stopped = time.Now()
 	}
+	for _, r := range l.retries {
+		l.rec.add(&hit{kind: hitCanceled, measured: r.job.measured, half: r.job.half, group: r.job.req.Group,
+			intended: r.job.intended, serverDur: -1})
+	}
+	l.retries = l.retries[:0]
 	for len(l.busy) > 0 {
 		c := l.busy[0]
 		l.rec.add(&hit{kind: hitCanceled, measured: c.job.measured, half: c.job.half, group: c.job.req.Group,
@@ -655,4 +682,45 @@ func (l *evloop) drain() {
 		l.unbusy(c)
 		l.retire(c)
 	}
+}
+
+// retry is a request to send again, and what failed it the first time.
+type retry struct {
+	job job
+	err error
+}
+
+// resend sends the requests fail queued, each on a new connection (or an
+// idle one when no more may open); one that gets none fails as it first
+// did. It runs between events, never inside a batch of them: a new
+// connection may take the number of a descriptor just closed.
+func (l *evloop) resend() {
+	for len(l.retries) > 0 {
+		r := l.retries[len(l.retries)-1]
+		l.retries = l.retries[:len(l.retries)-1]
+		var c *lconn
+		err := r.err
+		if l.open < l.a.MaxConns {
+			c, err = l.dial()
+		} else {
+			for len(l.free) > 0 && c == nil {
+				if f := l.free[len(l.free)-1]; f.state == lcIdle {
+					c, f.reuse = f, true
+				}
+				l.free = l.free[:len(l.free)-1]
+			}
+		}
+		if c == nil {
+			l.failJob(&r.job, err)
+			continue
+		}
+		l.send(c, &r.job)
+	}
+}
+
+// failJob records j as failed with err before it had a connection.
+func (l *evloop) failJob(j *job, err error) {
+	now := time.Now()
+	l.rec.add(&hit{kind: hitDone, measured: j.measured, half: j.half, group: j.req.Group,
+		intended: j.intended, sent: now, done: now, serverDur: -1, errKind: errorKind(err)})
 }
