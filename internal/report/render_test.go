@@ -64,12 +64,18 @@ func TestRenderGolden(t *testing.T) {
 	}
 }
 
-func TestMarkdownHolds(t *testing.T) {
+// markdown renders r's job summary.
+func markdown(t *testing.T, r *report.Report) string {
+	t.Helper()
 	var md bytes.Buffer
-	if err := report.Markdown(&md, reporttest.Regression()); err != nil {
+	if err := report.Markdown(&md, r); err != nil {
 		t.Fatal(err)
 	}
-	s := md.String()
+	return md.String()
+}
+
+func TestMarkdownHolds(t *testing.T) {
+	s := markdown(t, reporttest.Regression())
 	for _, want := range []string{
 		"## ❌ perfgate: regression (exit 1)",
 		"p50.search: the head is worse by 35.5 % (5.312 vs 3.921 ms; threshold 25 %), breaching in 4 of 4 pairs",
@@ -158,11 +164,7 @@ func TestMarkdownRegressionOverCannotJudge(t *testing.T) {
 	if r.Verdict.Code != judge.Regression || len(r.Verdict.CannotJudge) == 0 {
 		t.Fatalf("verdict %d with cannot-judge reasons %q, want a regression that keeps them", r.Verdict.Code, r.Verdict.CannotJudge)
 	}
-	var md bytes.Buffer
-	if err := report.Markdown(&md, r); err != nil {
-		t.Fatal(err)
-	}
-	s := md.String()
+	s := markdown(t, r)
 	for _, want := range []string{
 		"## ❌ perfgate: regression (exit 1)",
 		"**The load phases cannot be judged**, but the failures below stand whatever the runner did:",
