@@ -18,39 +18,14 @@ import (
 // goroutine per connection, with nothing between the socket and the write.
 func rawServer(t *testing.T, response string) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
 	resp := []byte(response)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
+	return hostileServer(t, func(c *net.TCPConn, br *bufio.Reader) {
+		for readHead(br) {
+			if _, err := c.Write(resp); err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					for {
-						line, err := br.ReadSlice('\n')
-						if err != nil {
-							return
-						}
-						if len(line) <= 2 {
-							break
-						}
-					}
-					if _, err := c.Write(resp); err != nil {
-						return
-					}
-				}
-			}()
 		}
-	}()
-	return "http://" + l.Addr().String()
+	})
 }
 
 // At 1,500/s the loop reads answers only at its next wake, 667 µs later;
