@@ -98,7 +98,13 @@ func printPlan(w io.Writer, p *services.Plan) {
 		if g.Copied {
 			mode = "copied"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, strings.Join(g.Services, ", "), mode, g.Why)
+		why := g.Why
+		if len(g.ByPath) > 0 {
+			// Said in the table: a reader must not take "identical" to
+			// cover a host folder nobody read.
+			why += "; outside the trees, compared by path only: " + strings.Join(g.ByPath, ", ")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, strings.Join(g.Services, ", "), mode, why)
 	}
 	tw.Flush()
 	if p.Copied() {

@@ -2,6 +2,7 @@ package services
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -21,46 +22,83 @@ import (
 type fingerprint struct {
 	def   map[string]any    // resolved definition, paths relative to its tree
 	files map[string]string // "mounted file x" / "seed file y" -> content hash
+	// byPath lists the host paths outside the tree that were compared by
+	// their path alone, never read.
+	byPath []string
 }
 
 // contentCache remembers file hashes: many services mount the same file.
+// Its context ends a walk that the plan's caller no longer waits for.
 type contentCache struct {
-	mu sync.Mutex
-	m  map[string]string
+	ctx context.Context
+	mu  sync.Mutex
+	m   map[string]string
 }
 
-func (c *contentCache) hash(path string) string {
+func newContentCache(ctx context.Context) *contentCache {
+	return &contentCache{ctx: ctx, m: map[string]string{}}
+}
+
+func (c *contentCache) hash(path string) (string, error) {
 	c.mu.Lock()
 	h, ok := c.m[path]
 	c.mu.Unlock()
 	if ok {
-		return h
+		return h, nil
 	}
-	h = hashPath(path)
+	h, err := hashPath(c.ctx, path)
+	if err != nil {
+		return "", err
+	}
 	c.mu.Lock()
 	c.m[path] = h
 	c.mu.Unlock()
-	return h
+	return h, nil
+}
+
+// pseudo holds the kernel's file systems: their files are endless or change
+// on every read (/proc/kmsg blocks, /dev/zero never ends), so they are
+// never walked, whatever path leads to them.
+var pseudo = []string{"/proc", "/sys", "/dev"}
+
+func isPseudo(p string) bool {
+	for _, root := range pseudo {
+		if p == root || strings.HasPrefix(p, root+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // hashPath hashes a file or a folder (names, modes, contents). What cannot
 // be read is hashed as what it is, so two trees missing the same file
-// compare equal and a file present in one tree only differs.
-func hashPath(path string) string {
+// compare equal and a file present in one tree only differs. It stops with
+// ctx's error when ctx ends.
+func hashPath(ctx context.Context, path string) (string, error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil && isPseudo(real) {
+		return "kernel file system " + real, nil
+	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return "missing"
+		return "missing", nil
 	}
 	switch {
 	case st.Mode().IsRegular():
-		return hashFile(path)
+		return hashFile(path), nil
 	case st.IsDir():
 		h := sha256.New()
-		_ = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		werr := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+			if cerr := ctx.Err(); cerr != nil {
+				return cerr
+			}
 			rel, _ := filepath.Rel(path, p)
 			if err != nil {
 				fmt.Fprintf(h, "%s unreadable\n", rel)
 				return nil
+			}
+			if d.IsDir() && isPseudo(p) {
+				fmt.Fprintf(h, "%s/ kernel file system\n", rel)
+				return filepath.SkipDir
 			}
 			info, ierr := d.Info()
 			if ierr != nil {
@@ -79,10 +117,13 @@ func hashPath(path string) string {
 			}
 			return nil
 		})
-		return hex.EncodeToString(h.Sum(nil))
+		if werr != nil {
+			return "", fmt.Errorf("hashing %s: %w", path, werr)
+		}
+		return hex.EncodeToString(h.Sum(nil)), nil
 	default:
 		// sockets, devices: their identity is their path.
-		return "special " + st.Mode().Type().String()
+		return "special " + st.Mode().Type().String(), nil
 	}
 }
 
@@ -101,7 +142,8 @@ func hashFile(path string) string {
 
 // relTo shows a path relative to the tree when it lies inside it.
 func relTo(dir, p string) string {
-	if r, err := filepath.Rel(dir, p); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+	if inside(dir, p) {
+		r, _ := filepath.Rel(dir, p)
 		return r
 	}
 	return p
@@ -137,33 +179,75 @@ func fingerprintOf(l *loaded, name string, cache *contentCache) (fingerprint, er
 	orig := l.project.Services[name]
 	for _, v := range orig.Volumes {
 		if v.Type == types.VolumeTypeBind && v.Source != "" {
-			fp.files["mounted "+relTo(l.dir, v.Source)] = cache.hash(v.Source)
+			if err := fp.add(l, cache, "mounted", v.Source); err != nil {
+				return fingerprint{}, err
+			}
 		}
 	}
 	if orig.Build != nil && orig.Build.Context != "" && !strings.Contains(orig.Build.Context, "://") {
 		// ServiceHash ignores build because the image is hashed instead;
 		// here the image is not built yet, so its context stands for it.
-		fp.files["build context "+relTo(l.dir, orig.Build.Context)] = cache.hash(orig.Build.Context)
+		if err := fp.add(l, cache, "build context", orig.Build.Context); err != nil {
+			return fingerprint{}, err
+		}
 		fp.def["build"] = map[string]any{"dockerfile": orig.Build.Dockerfile, "target": orig.Build.Target, "args": orig.Build.Args}
 	}
 	for _, ref := range orig.Secrets {
 		if sec, ok := l.project.Secrets[ref.Source]; ok && sec.File != "" {
-			fp.files["secret "+relTo(l.dir, sec.File)] = cache.hash(sec.File)
+			if err := fp.add(l, cache, "secret", sec.File); err != nil {
+				return fingerprint{}, err
+			}
 		}
 	}
 	for _, ref := range orig.Configs {
 		if c, ok := l.project.Configs[ref.Source]; ok {
 			if c.File != "" {
-				fp.files["config "+relTo(l.dir, c.File)] = cache.hash(c.File)
+				if err := fp.add(l, cache, "config", c.File); err != nil {
+					return fingerprint{}, err
+				}
 			} else if c.Content != "" {
 				fp.files["config "+ref.Source+" (inline)"] = c.Content
 			}
 		}
 	}
 	for _, seed := range l.tree.Seeds[name] {
-		fp.files["seed "+filepath.ToSlash(filepath.Clean(seed))] = cache.hash(filepath.Join(l.dir, seed))
+		if err := fp.add(l, cache, "seed", filepath.Join(l.dir, seed)); err != nil {
+			return fingerprint{}, err
+		}
 	}
 	return fp, nil
+}
+
+// add records what the service reads from path: its content when path lies
+// inside the tree, its path alone when it lies outside. A host folder
+// (/usr, /var/lib/docker, /proc) is the runner's, not the change's: both
+// arms see the same one, hashing it is slow or endless, and the tree's
+// content is what a pull request changes.
+func (fp *fingerprint) add(l *loaded, cache *contentCache, kind, path string) error {
+	real := path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r
+	}
+	if !inside(l.dir, real) {
+		fp.files[kind+" "+relTo(l.dir, path)] = hostPath + real
+		fp.byPath = append(fp.byPath, real)
+		return nil
+	}
+	h, err := cache.hash(real)
+	if err != nil {
+		return err
+	}
+	fp.files[kind+" "+relTo(l.dir, path)] = h
+	return nil
+}
+
+// hostPath prefixes what a fingerprint holds for a path outside the tree.
+const hostPath = "host path "
+
+// inside reports whether p is dir or lies under it.
+func inside(dir, p string) bool {
+	r, err := filepath.Rel(dir, p)
+	return err == nil && r != ".." && !strings.HasPrefix(r, "../") && !filepath.IsAbs(r)
 }
 
 // relativise rewrites the tree's absolute folder inside the encoded
@@ -209,6 +293,9 @@ func difference(head, base fingerprint) string {
 		case !bok:
 			return k + " only in head"
 		case h != b:
+			if strings.HasPrefix(h, hostPath) || strings.HasPrefix(b, hostPath) {
+				return fmt.Sprintf("%s leads to %s in the head, %s in the base", k, where(h), where(b))
+			}
 			if h == "missing" || b == "missing" {
 				return fmt.Sprintf("%s missing in the %s tree", k, map[bool]string{true: "head", false: "base"}[h == "missing"])
 			}
@@ -216,6 +303,14 @@ func difference(head, base fingerprint) string {
 		}
 	}
 	return ""
+}
+
+// where shows a path fingerprint: the host path, or "the tree".
+func where(v string) string {
+	if p, ok := strings.CutPrefix(v, hostPath); ok {
+		return p
+	}
+	return "the tree"
 }
 
 // firstDiff walks two decoded JSON values in a stable order.

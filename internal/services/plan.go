@@ -43,6 +43,9 @@ type Group struct {
 	Copied bool
 	// Why names the difference that decided it ("identical" when shared).
 	Why string
+	// ByPath lists the host paths outside both trees that the group's
+	// services mount or read: compared by their path, never by content.
+	ByPath []string
 }
 
 // MovedPort is one published port of the base copy, moved from
@@ -79,19 +82,27 @@ func Diff(ctx context.Context, head, base Tree) (*Plan, error) {
 	project := hl.project.Name
 	p := &Plan{Project: project, BaseProject: project + BaseSuffix, head: hl, base: bl, WaitTimeout: 3 * time.Minute}
 
-	cache := &contentCache{m: map[string]string{}}
+	cache := newContentCache(ctx)
 	for _, comp := range components(hl.project, bl.project) {
 		g := Group{Services: comp, Why: "identical"}
 		var whys []string
+		byPath := map[string]bool{}
 		for _, name := range comp {
-			why, err := serviceDifference(hl, bl, name, cache)
+			why, paths, err := serviceDifference(hl, bl, name, cache)
 			if err != nil {
 				return nil, err
 			}
 			if why != "" {
 				whys = append(whys, name+": "+why)
 			}
+			for _, p := range paths {
+				byPath[p] = true
+			}
 		}
+		for p := range byPath {
+			g.ByPath = append(g.ByPath, p)
+		}
+		sort.Strings(g.ByPath)
 		if len(whys) > 0 {
 			g.Copied = true
 			g.Why = whys[0]
@@ -124,26 +135,26 @@ func Diff(ctx context.Context, head, base Tree) (*Plan, error) {
 	return p, nil
 }
 
-func serviceDifference(hl, bl *loaded, name string, cache *contentCache) (string, error) {
+// serviceDifference names how a service differs between the trees ("" when
+// it does not) and the host paths outside either tree it compared by path.
+func serviceDifference(hl, bl *loaded, name string, cache *contentCache) (string, []string, error) {
 	_, inHead := hl.project.Services[name]
 	_, inBase := bl.project.Services[name]
 	switch {
 	case !inBase:
-		return "only in head", nil
+		return "only in head", nil, nil
 	case !inHead:
-		return "only in base", nil
+		return "only in base", nil, nil
 	}
-	var hf, bf fingerprint
-	var herr, berr error
-	hf, herr = fingerprintOf(hl, name, cache)
-	bf, berr = fingerprintOf(bl, name, cache)
-	if herr != nil {
-		return "", herr
+	hf, err := fingerprintOf(hl, name, cache)
+	if err != nil {
+		return "", nil, err
 	}
-	if berr != nil {
-		return "", berr
+	bf, err := fingerprintOf(bl, name, cache)
+	if err != nil {
+		return "", nil, err
 	}
-	return difference(hf, bf), nil
+	return difference(hf, bf), append(hf.byPath, bf.byPath...), nil
 }
 
 // components groups the services of both trees by depends_on (implicit
