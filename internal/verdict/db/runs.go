@@ -1,0 +1,133 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/verdict"
+)
+
+const runColumns = `repo, run_id, event, head_sha, base_sha, pr, merge_group_sha, tag, plan,
+	verdict, title, final_attempt, release_line, published, publish_error, updated_ns`
+
+// PutRun inserts or replaces a run's header and verdict.
+func (db *DB) PutRun(ctx context.Context, r *verdict.Run) error {
+	_, err := db.sql.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+		ON CONFLICT (repo, run_id) DO UPDATE SET event = excluded.event, head_sha = excluded.head_sha,
+			base_sha = excluded.base_sha, pr = excluded.pr, merge_group_sha = excluded.merge_group_sha,
+			tag = excluded.tag, plan = excluded.plan, verdict = excluded.verdict, title = excluded.title,
+			final_attempt = excluded.final_attempt, release_line = excluded.release_line,
+			published = excluded.published, publish_error = excluded.publish_error, updated_ns = excluded.updated_ns`,
+		r.Repository, r.RunID, r.Event, r.HeadSHA, r.BaseSHA, r.PR, r.MergeGroupSHA, r.Tag, r.Plan,
+		r.Verdict, r.Title, r.FinalAttempt, r.ReleaseLine, b2i(r.Published), r.PublishError, r.Updated.UnixNano())
+	if err != nil {
+		return fmt.Errorf("storing run %d of %s: %w", r.RunID, r.Repository, err)
+	}
+	return nil
+}
+
+func scanRun(s scanner) (verdict.Run, error) {
+	var r verdict.Run
+	var published int
+	var ns int64
+	err := s.Scan(&r.Repository, &r.RunID, &r.Event, &r.HeadSHA, &r.BaseSHA, &r.PR, &r.MergeGroupSHA, &r.Tag, &r.Plan,
+		&r.Verdict, &r.Title, &r.FinalAttempt, &r.ReleaseLine, &published, &r.PublishError, &ns)
+	r.Published = published == 1
+	r.Updated = time.Unix(0, ns).UTC()
+	return r, err
+}
+
+// GetRun returns one run with its attempts.
+func (db *DB) GetRun(ctx context.Context, repo string, runID int64) (verdict.Run, error) {
+	r, err := scanRun(db.sql.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE repo = $1 AND run_id = $2`, repo, runID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, verdict.ErrNotFound
+	}
+	if err != nil {
+		return r, fmt.Errorf("reading run %d of %s: %w", runID, repo, err)
+	}
+	if err := db.fillAttempts(ctx, &r); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// Runs returns the runs q selects, newest first.
+func (db *DB) Runs(ctx context.Context, q verdict.Query) ([]verdict.Run, error) {
+	where, arg := "", any(nil)
+	switch {
+	case q.SHA != "":
+		// A SHA names the judged commit or the merge queue's head commit.
+		where, arg = "(head_sha = $2 OR merge_group_sha = $2)", q.SHA
+	case q.MergeGroupSHA != "":
+		where, arg = "merge_group_sha = $2", q.MergeGroupSHA
+	case q.PR > 0:
+		where, arg = "pr = $2", q.PR
+	case q.Tag != "":
+		where, arg = "tag = $2", q.Tag
+	default:
+		return nil, errors.New("selecting runs: give a SHA, a pull request, a merge group or a tag")
+	}
+	return db.queryRuns(ctx, `SELECT `+runColumns+` FROM runs WHERE repo = $1 AND `+where+`
+		ORDER BY updated_ns DESC, run_id DESC LIMIT $3`, q.Repository, arg, limit(q.Limit))
+}
+
+// Latest returns repo's newest runs.
+func (db *DB) Latest(ctx context.Context, repo string, n int) ([]verdict.Run, error) {
+	return db.queryRuns(ctx, `SELECT `+runColumns+` FROM runs WHERE repo = $1
+		ORDER BY updated_ns DESC, run_id DESC LIMIT $2`, repo, limit(n))
+}
+
+func limit(n int) int {
+	if n <= 0 || n > 500 {
+		return 100
+	}
+	return n
+}
+
+func (db *DB) queryRuns(ctx context.Context, query string, args ...any) ([]verdict.Run, error) {
+	rows, err := db.sql.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading runs of %v: %w", args[0], err)
+	}
+	var out []verdict.Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("reading runs of %v: %w", args[0], err)
+		}
+		out = append(out, r)
+	}
+	// Close before the attempts are read: SQLite's pool may hold one
+	// connection per open result.
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading runs of %v: %w", args[0], err)
+	}
+	for i := range out {
+		if err := db.fillAttempts(ctx, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (db *DB) fillAttempts(ctx context.Context, r *verdict.Run) error {
+	as, err := db.RunAttempts(ctx, r.Repository, r.RunID)
+	if err != nil {
+		return err
+	}
+	r.Attempts = make([]verdict.AttemptSummary, 0, len(as))
+	for _, a := range as {
+		r.Attempts = append(r.Attempts, verdict.AttemptSummary{
+			Attempt: a.Facts.Attempt, CPUModel: a.Facts.CPUModel, Verdict: a.Verdict,
+			Next: a.Decision.Next, Reason: a.Decision.Reason,
+		})
+	}
+	return nil
+}
