@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/redact"
 )
 
 // Vars holds the values of a plan's variables. It never prints a secret's
@@ -19,7 +19,7 @@ type Vars struct {
 	values  map[string]string
 	origin  map[string]string // "--var", "PERFGATE_VAR_X", "file ...", "the plan"
 	secret  map[string]bool
-	redacts []string // secret values and their escaped forms, longest first
+	redacts *redact.Set // secret values and the forms they are sent in
 }
 
 // EnvPrefix is the prefix of the environment variables that give values:
@@ -33,12 +33,14 @@ const EnvPrefix = "PERFGATE_VAR_"
 // left without a value is refused, naming its line in the plan.
 func ResolveVars(p *Plan, flagVars []string, getenv func(string) string) (*Vars, error) {
 	v := &Vars{values: map[string]string{}, origin: map[string]string{}, secret: map[string]bool{}}
+	var masks []string
 	declared := map[string]*Var{}
 	for i := range p.Vars {
 		declared[p.Vars[i].Name] = &p.Vars[i]
 		v.secret[p.Vars[i].Name] = p.Vars[i].Secret
 	}
 	fromFlag := map[string]string{}
+	flagIndex := map[string]int{}
 	for i, f := range flagVars {
 		name, val, ok := strings.Cut(f, "=")
 		if !ok {
@@ -48,6 +50,11 @@ func ResolveVars(p *Plan, flagVars []string, getenv func(string) string) (*Vars,
 		if _, isDeclared := declared[name]; !isDeclared {
 			return nil, exit.Refusef("%s:%d: --var %s names no variable of the plan; declare it under [vars], such as %s = { secret = true }", p.Path, p.Line("vars"), safeName(name), safeName(name))
 		}
+		if _, twice := fromFlag[name]; twice {
+			// Silently keeping the last would hide which one was measured.
+			return nil, exit.Refusef("--var %s is given twice (arguments %d and %d); give each variable once", name, flagIndex[name], i+1)
+		}
+		flagIndex[name] = i + 1
 		if file, isFile := strings.CutPrefix(val, "@"); isFile {
 			b, err := readRegular(file, 1<<20)
 			if err != nil {
@@ -99,10 +106,12 @@ func ResolveVars(p *Plan, flagVars []string, getenv func(string) string) (*Vars,
 		}
 		v.values[d.Name] = val
 		if d.Secret && val != "" {
-			v.redacts = append(v.redacts, val, url.QueryEscape(val), url.PathEscape(val))
+			// The forms that leave perfgate: as written (headers, bodies)
+			// and as the request line carries it (see targetSafe).
+			masks = append(masks, val, targetSafe(val))
 		}
 	}
-	sort.Slice(v.redacts, func(i, j int) bool { return len(v.redacts[i]) > len(v.redacts[j]) })
+	v.redacts = redact.New(masks...)
 	return v, nil
 }
 
@@ -130,18 +139,31 @@ func (v *Vars) Get(name string) (string, bool) {
 // Secret reports whether name is a secret variable.
 func (v *Vars) Secret(name string) bool { return v != nil && v.secret[name] }
 
-// Redact replaces every secret value in s (and its URL-escaped forms) with
-// "***", for anything printed that may carry a request: errors, logs, reports.
+// Redact replaces every secret value in s, in each form it is sent in,
+// with "***", for anything printed that may carry a request: errors, logs,
+// reports.
 func (v *Vars) Redact(s string) string {
 	if v == nil {
 		return s
 	}
-	for _, r := range v.redacts {
-		if r != "" {
-			s = strings.ReplaceAll(s, r, "***")
-		}
+	return v.redacts.String(s)
+}
+
+// RedactError wraps err so its whole message, inner errors included (a
+// host or URL quoted by the resolver), is redacted; its exit code stays.
+func (v *Vars) RedactError(err error) error {
+	if v == nil {
+		return err
 	}
-	return s
+	return v.redacts.Error(err)
+}
+
+// Redactor is the set of secrets, for a stream such as an arm's log.
+func (v *Vars) Redactor() *redact.Set {
+	if v == nil {
+		return nil
+	}
+	return v.redacts
 }
 
 // String lists the variables and where each value came from, secrets as ***.
@@ -168,11 +190,11 @@ func (v *Vars) String() string {
 // GoString keeps %#v from dumping the values map.
 func (v *Vars) GoString() string { return "plan.Vars{" + v.String() + "}" }
 
-// Secrets returns every secret value (and its URL-escaped forms) so the
+// Secrets returns every secret value in each form it is sent in, so the
 // GitHub Action can mask them in the job's log before anything is printed.
 func (v *Vars) Secrets() []string {
 	if v == nil {
 		return nil
 	}
-	return append([]string(nil), v.redacts...)
+	return v.redacts.Values()
 }

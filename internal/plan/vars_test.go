@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -88,6 +89,7 @@ func TestResolveVarsRefusals(t *testing.T) {
 		{"unreadable variable file", pNoRegion, nil, token, "plan.toml:3: variable region: cannot read region.txt (open region.txt: no such file or directory); write file = a readable path relative to the plan's folder, or pass --var region=... or PERFGATE_VAR_REGION"},
 		{"flag without =", p, []string{secretValue}, token, "--var argument 1 has no '='; write --var NAME=VALUE or --var NAME=@FILE"},
 		{"flag names no variable", p, []string{"regoin=x"}, token, "plan.toml:1: --var regoin names no variable of the plan; declare it under [vars], such as regoin = { secret = true }"},
+		{"flag given twice", p, []string{"region=a", "api_token=x", "region=b"}, token, "--var region is given twice (arguments 1 and 3); give each variable once"},
 		{"flag file missing", p, []string{"api_token=@nope"}, nil, "--var api_token=@nope: cannot read the file (open nope: no such file or directory); write --var api_token=@PATH naming a readable file"},
 		{"secret with a line break", p, nil, map[string]string{"PERFGATE_VAR_API_TOKEN": secretValue + "\nX-Evil: 1", "PERFGATE_VAR_REGION": "x"}, "plan.toml:4: variable api_token from PERFGATE_VAR_API_TOKEN holds a line break or control character, which cannot go into a request; give it a single-line value"},
 	} {
@@ -177,5 +179,52 @@ func TestSecretNames(t *testing.T) {
 		if got := isSecretName(name); got != want {
 			t.Errorf("isSecretName(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestSecretMasksAreTheFormsSent: a secret with a space goes into a path
+// as %20 (targetSafe), not as the + of a query escape; the masks must be
+// exactly the forms that leave perfgate, so what is sent is what is hidden.
+func TestSecretMasksAreTheFormsSent(t *testing.T) {
+	planDir(t, 10)
+	const plan = `[vars]
+who_token = { secret = true }
+
+[[group]]
+name = "p"
+path = "/u/{who_token}?x=1"
+headers = { Authorization = "Bearer {who_token}" }
+expect = 200
+`
+	p, err := Parse("plan.toml", []byte(plan))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "the boss/é?x"
+	v, err := ResolveVars(p, nil, env(map[string]string{"PERFGATE_VAR_WHO_TOKEN": secret}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _, err := p.Source(v, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := src.Next(load.Measured)
+	sentPath := strings.TrimSuffix(strings.TrimPrefix(r.Path, "/u/"), "?x=1")
+	sentHeader := strings.TrimPrefix(r.Header[0].Value, "Bearer ")
+	masks := map[string]bool{}
+	for _, m := range v.Secrets() {
+		masks[m] = true
+	}
+	want := map[string]bool{sentPath: true, sentHeader: true}
+	if !reflect.DeepEqual(masks, want) {
+		t.Fatalf("masks %q, want the forms sent %q", v.Secrets(), []string{sentPath, sentHeader})
+	}
+	if got := v.Redact("GET " + r.Path + " Authorization: " + r.Header[0].Value); strings.Contains(got, "boss") {
+		t.Fatalf("redacted request still shows the secret: %s", got)
+	}
+	err = v.RedactError(fmt.Errorf("dial: %w", fmt.Errorf("lookup %s: no such host", sentPath)))
+	if strings.Contains(err.Error(), "boss") {
+		t.Fatalf("inner error not redacted: %v", err)
 	}
 }
