@@ -17,6 +17,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/arms"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/host"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
@@ -144,9 +145,11 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 			Plan: o.Plan.Path, Pairs: ab.Pairs, Rate: ab.Rate,
 			Warmup: report.Duration(ab.Warmup), Measure: report.Duration(ab.Measure), Idle: report.Duration(ab.Idle),
 		},
-		CPUModel: CPUModel(),
-		Input:    res.Input,
+		Input: res.Input,
 	}
+	// Which attempt this is and where it ran, as retries are decided by them.
+	runner := host.Facts(os.Getenv)
+	rep.Attempt, rep.RunAttempt, rep.CPUModel = runner.Attempt, runner.RunAttempt, runner.CPUModel
 	rep.Verdict = judge.Judge(rep.Input)
 	if err := report.Write(filepath.Join(o.OutDir, ReportFile), rep); err != nil {
 		return rep, err

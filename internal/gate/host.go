@@ -1,13 +1,11 @@
 package gate
 
 import (
-	"bufio"
 	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
 	"strconv"
-	"strings"
 )
 
 // FreePorts finds n distinct free loopback ports for the arms. They come
@@ -59,21 +57,4 @@ func listenFree(lo, hi int) (net.Listener, error) {
 		}
 	}
 	return net.Listen("tcp", "127.0.0.1:0")
-}
-
-// CPUModel is the runner's CPU model, as retries are classified by it.
-func CPUModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }

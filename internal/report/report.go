@@ -73,8 +73,12 @@ type Report struct {
 	Head     Arm       `json:"head"`
 	BaseNote string    `json:"base_note,omitempty"`
 	Settings Settings  `json:"settings"`
-	Attempt  int       `json:"attempt,omitempty"`
-	CPUModel string    `json:"cpu_model,omitempty"`
+	// Attempt is the attempt job's own number (1, 2, 3) and RunAttempt
+	// GITHUB_RUN_ATTEMPT (re-runs of the workflow); CPUModel is the
+	// runner's, by which a regression may be retried (internal/attempts).
+	Attempt    int    `json:"attempt,omitempty"`
+	RunAttempt int    `json:"run_attempt,omitempty"`
+	CPUModel   string `json:"cpu_model,omitempty"`
 	// Rejudged is set by `perfgate compare`: the verdict below is not the
 	// run's own but a judgement of its figures under other tolerances.
 	Rejudged bool          `json:"rejudged,omitempty"`
