@@ -1,0 +1,116 @@
+package actiontest
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// debianBaseTag names the Debian base image the tests build the action's
+// image on. There is no image registry on the test machines, so it is made
+// from Debian packages once per machine and then found by its tag.
+const debianBaseTag = "perfgate-test/debian:bookworm-minbase"
+
+// debianBase returns the tag of a minimal Debian bookworm image, making it
+// with debootstrap and docker import when the engine does not have it yet.
+// A lock file keeps two test processes from making it at once.
+func debianBase(t *testing.T) string {
+	t.Helper()
+	if imageExists(debianBaseTag) {
+		return debianBaseTag
+	}
+	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "perfgate-debian-base.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatalf("locking the Debian base build: %v", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatalf("locking the Debian base build: %v", err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if imageExists(debianBaseTag) {
+		return debianBaseTag
+	}
+	if _, err := exec.LookPath("debootstrap"); err != nil {
+		run(t, 5*time.Minute, "apt-get", "install", "-y", "-qq", "debootstrap")
+	}
+	mirror := debianMirror(t, "/etc/apt/sources.list.d/debian.sources")
+	dir := t.TempDir()
+	start := time.Now()
+	run(t, 10*time.Minute, "debootstrap", "--variant=minbase", "bookworm", dir, mirror)
+	cmd := exec.Command("bash", "-c", `tar -C "$1" -c . | docker import - "$2"`, "import", dir, debianBaseTag)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("docker import of the Debian base: %v\n%s", err, out)
+	}
+	t.Logf("made the Debian base image %s in %s", debianBaseTag, time.Since(start).Round(time.Second))
+	return debianBaseTag
+}
+
+// debianMirror reads the first URIs of a deb822 sources file whose suites
+// include bookworm: the machine's own apt mirror.
+func debianMirror(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("reading the apt mirror: %v", err)
+	}
+	defer f.Close()
+	var uri string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			uri = ""
+			continue
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "URIs":
+			uri = strings.Fields(v)[0]
+		case "Suites":
+			if uri != "" && strings.Contains(" "+v+" ", " bookworm ") {
+				return uri
+			}
+		}
+	}
+	t.Fatalf("%s names no URIs for the bookworm suite", path)
+	return ""
+}
+
+func imageExists(tag string) bool {
+	return exec.Command("docker", "image", "inspect", tag).Run() == nil
+}
+
+// run runs a command to completion within limit, failing the test with its
+// output.
+func run(t *testing.T, limit time.Duration, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	timer := time.AfterFunc(limit, func() {
+		if cmd.Process != nil {
+			cmd.Process.Kill()
+		}
+	})
+	defer timer.Stop()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func TestDebianBase(t *testing.T) {
+	tag := debianBase(t)
+	out := run(t, time.Minute, "docker", "run", "--rm", tag, "cat", "/etc/debian_version")
+	if !strings.HasPrefix(strings.TrimSpace(out), "12.") {
+		t.Errorf("the base image is not bookworm: /etc/debian_version says %q", out)
+	}
+}
