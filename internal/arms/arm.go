@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/redact"
 )
 
 // Spec describes one arm.
@@ -41,6 +42,11 @@ type Spec struct {
 	Grace time.Duration
 	// SampleEvery is the memory and CPU sampling period (default 100ms).
 	SampleEvery time.Duration
+	// Redact holds the secrets an arm may print (a service that logs its
+	// requests logs their tokens): its output passes through them before
+	// it reaches LogPath, so the log, its printed tail and any artifact
+	// made of it are clean. Nil: the output goes to the file directly.
+	Redact *redact.Set
 }
 
 // Defaults applied to a zero field of Spec.
@@ -64,6 +70,7 @@ type Arm struct {
 	quit    chan struct{} // closed by stop: the sampler ends
 	sampler sync.WaitGroup
 	watch   chan struct{} // closed when the ctx watcher has ended
+	copied  chan struct{} // closed when the redacting copier has drained (nil: none)
 
 	stopOnce sync.Once
 	stopErr  error
@@ -109,6 +116,14 @@ func Start(ctx context.Context, s Spec) (*Arm, error) {
 	cmd.Dir = s.Dir
 	cmd.Env = append(minimalEnv(os.Getenv), s.Env...)
 	cmd.Stdout, cmd.Stderr = log, log // an *os.File: children write to it directly, no copying goroutine
+	var out *logPipe
+	if !s.Redact.Empty() {
+		if out, err = newLogPipe(s.Redact, log); err != nil {
+			log.Close()
+			return nil, exit.Refusef("arm %s: making the pipe of its log: %w", s.Name, err)
+		}
+		cmd.Stdout, cmd.Stderr = out.w, out.w
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		// Its own process group, so one signal reaches every descendant.
 		Setpgid: true,
@@ -119,6 +134,9 @@ func Start(ctx context.Context, s Spec) (*Arm, error) {
 		Pdeathsig: syscall.SIGKILL,
 	}
 	if err := cmd.Start(); err != nil {
+		if out != nil {
+			out.abandon()
+		}
 		log.Close()
 		if s.LogPath == "" {
 			os.Remove(logPath) // ours, and empty
@@ -129,6 +147,16 @@ func Start(ctx context.Context, s Spec) (*Arm, error) {
 		spec: s, cmd: cmd, log: log, logPath: logPath, pgid: cmd.Process.Pid,
 		exited: make(chan struct{}), stopped: make(chan struct{}), quit: make(chan struct{}),
 		watch: make(chan struct{}), seen: map[procKey]procStat{},
+	}
+	if out != nil {
+		// The arm's tree holds the write end now; the copier ends at its
+		// last close, or shortly after Stop when a stray holds it open.
+		a.copied = out.done
+		a.sampler.Add(1)
+		go func() {
+			defer a.sampler.Done()
+			out.copy(a.quit)
+		}()
 	}
 	a.root = procKey{pid: cmd.Process.Pid}
 	if p, ok := readStat(a.root.pid); ok {
@@ -242,8 +270,24 @@ func (a *Arm) PID() int { return a.root.pid }
 // LogPath is the file holding the arm's stdout and stderr.
 func (a *Arm) LogPath() string { return a.logPath }
 
-// LogTail returns the last n lines of the arm's log.
-func (a *Arm) LogTail(n int) string { return tailFile(a.logPath, n) }
+// LogTail returns the last n lines of the arm's log. Once the arm has
+// exited it first lets the redacting copier write what the arm left in the
+// pipe, so the tail holds the arm's last words.
+func (a *Arm) LogTail(n int) string {
+	if a.copied != nil {
+		select {
+		case <-a.exited:
+			t := time.NewTimer(drainWait)
+			select {
+			case <-a.copied:
+			case <-t.C:
+			}
+			t.Stop()
+		default:
+		}
+	}
+	return tailFile(a.logPath, n)
+}
 
 func indent(s string) string {
 	if s == "" {

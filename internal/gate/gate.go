@@ -114,6 +114,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		p, err := arms.Start(ctx, arms.Spec{
 			Name: a.name, Command: a.spec.Command, Env: a.spec.Env, Dir: a.spec.Dir,
 			LogPath: filepath.Join(o.OutDir, a.name+".log"), Ready: a.spec.Ready, ReadyTimeout: o.ReadyTimeout,
+			Redact: o.Vars.Redactor(),
 		})
 		if err != nil {
 			return nil, err
