@@ -510,9 +510,16 @@ func (l *evloop) write(c *lconn) {
 	c.state = lcReading
 }
 
+// maxReadsPerWake bounds how much of one answer read takes at a time
+// (16 x 64 KiB). A target that streams faster than it is read (an endless
+// body, or anything else the parser's bounds do not end) would otherwise
+// keep read looping here for ever, with every arrival, deadline and cancel
+// waiting behind it; the rest is read on the connection's next event.
+const maxReadsPerWake = 16
+
 // read takes what has arrived of c's answer.
 func (l *evloop) read(c *lconn) {
-	for {
+	for reads := 1; ; reads++ {
 		l.msg.SetControllen(len(l.oob))
 		n, _, e := syscall.RawSyscall(unix.SYS_RECVMSG, uintptr(c.fd), uintptr(unsafe.Pointer(&l.msg)), unix.MSG_DONTWAIT)
 		switch e {
@@ -550,7 +557,11 @@ func (l *evloop) read(c *lconn) {
 			l.complete(c, used == int(n))
 			return
 		}
-		if int(n) < len(l.rbuf) {
+		if int(n) < len(l.rbuf) || reads == maxReadsPerWake || l.canceled.Load() {
+			return
+		}
+		if time.Now().After(c.until) {
+			l.fail(c, os.ErrDeadlineExceeded)
 			return
 		}
 	}

@@ -29,6 +29,14 @@ type respParser struct {
 	bytesIn   uint64
 	serverDur int64
 
+	// headBytes counts the bytes of every head line read for this request:
+	// interim responses, the final head and any trailers; interim counts
+	// the 1xx answers. Both are bounded (maxHead, maxInterim) so a target
+	// streaming an endless head fails the request at once instead of
+	// holding it until its timeout.
+	headBytes int
+	interim   int
+
 	// the response being read (a 1xx one is followed by another)
 	http10    bool
 	length    int64 // Content-Length, -1 when absent
@@ -57,6 +65,15 @@ const (
 // maxLine is as much of a line as is kept; the blocking client used to read
 // lines through a 4 KB bufio.Reader and kept as much.
 const maxLine = 4096
+
+// maxHead bounds a response's head bytes (interim answers and trailers
+// included), as net/http's server bounds a request's with its 1 MiB
+// DefaultMaxHeaderBytes; maxInterim bounds its 1xx answers, as net/http's
+// client does (5). A response over either is malformed.
+const (
+	maxHead    = 1 << 20
+	maxInterim = 5
+)
 
 // reset prepares for the response to a request. head says the request was
 // HEAD, whose response has no body. timingHd is the named server-timing
@@ -98,8 +115,21 @@ func (p *respParser) feed(b []byte) (n int, done bool, err error) {
 			p.bytesIn += uint64(len(b) - n)
 			n = len(b)
 		default:
-			line, k, ok := p.takeLine(b[n:])
+			rest := b[n:]
+			inHead := p.state == stStatus || p.state == stHeader || p.state == stTrailer
+			if inHead && len(rest) > maxHead-p.headBytes {
+				// Never past the bound's first byte over, so where the
+				// reads split the head cannot change what is consumed.
+				rest = rest[:maxHead-p.headBytes+1]
+			}
+			line, k, ok := p.takeLine(rest)
 			n += k
+			if inHead {
+				if p.headBytes += k; p.headBytes > maxHead {
+					p.err = fmt.Errorf("%w: response head over %d bytes", errMalformed, maxHead)
+					return n, false, p.err
+				}
+			}
 			if !ok {
 				return n, false, nil
 			}
@@ -178,8 +208,7 @@ func (p *respParser) onLine(line []byte) error {
 		return p.statusLine(line)
 	case stHeader:
 		if len(line) == 0 {
-			p.endHeader()
-			return nil
+			return p.endHeader()
 		}
 		return p.header(line)
 	case stChunkSize:
@@ -254,10 +283,13 @@ func (p *respParser) header(line []byte) error {
 }
 
 // endHeader picks the body's framing once the header is read.
-func (p *respParser) endHeader() {
+func (p *respParser) endHeader() error {
 	if p.status >= 100 && p.status < 200 {
+		if p.interim++; p.interim > maxInterim {
+			return fmt.Errorf("%w: more than %d interim (1xx) answers to one request", errMalformed, maxInterim)
+		}
 		p.state = stStatus // interim response; the real one follows
-		return
+		return nil
 	}
 	p.keepConn = !p.closeConn && (!p.http10 || p.keepAlive)
 	switch {
@@ -272,6 +304,7 @@ func (p *respParser) endHeader() {
 	default:
 		p.state, p.keepConn = stClose, false
 	}
+	return nil
 }
 
 // equalFoldLower compares b with lowercase ASCII want, any case. Unlike
