@@ -1,0 +1,100 @@
+package publish
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/bradleyfalzon/ghinstallation/v2"
+)
+
+// requestTimeout bounds one request to GitHub when the caller's context
+// has no deadline of its own, so a stalled connection cannot hold a
+// verdict forever.
+const requestTimeout = 30 * time.Second
+
+// Credentials are how perfgate signs in to GitHub: a token (GITHUB_TOKEN
+// or another installation token), or a GitHub App by its ID, the ID of its
+// installation on the repository's owner and its private key (PEM). Exactly
+// one of the two. Printing Credentials never shows the token or the key.
+type Credentials struct {
+	Token          string
+	AppID          int64
+	InstallationID int64
+	PrivateKey     []byte
+}
+
+// String names the kind of credentials and never their secret part.
+func (c Credentials) String() string {
+	switch {
+	case c.Token != "" && c.AppID == 0:
+		return "GitHub token (redacted)"
+	case c.AppID != 0:
+		return fmt.Sprintf("GitHub App %d, installation %d (key redacted)", c.AppID, c.InstallationID)
+	}
+	return "no GitHub credentials"
+}
+
+// GoString keeps %#v from printing the fields.
+func (c Credentials) GoString() string { return "publish.Credentials{" + c.String() + "}" }
+
+// check says what is missing or contradictory, naming the fields.
+func (c Credentials) check() error {
+	app := c.AppID != 0 || c.InstallationID != 0 || len(c.PrivateKey) > 0
+	switch {
+	case c.Token != "" && app:
+		return errors.New("GitHub credentials: give a token or a GitHub App (ID, installation ID, private key), not both")
+	case c.Token != "":
+		if strings.TrimSpace(c.Token) != c.Token || strings.ContainsAny(c.Token, " \n\r\t") {
+			return errors.New("GitHub credentials: the token holds white space (a stray newline from a file?)")
+		}
+		return nil
+	case !app:
+		return errors.New("GitHub credentials: none given (want a token, or a GitHub App's ID, installation ID and private key)")
+	case c.AppID <= 0:
+		return errors.New("GitHub credentials: the GitHub App's ID is missing (it is on the App's settings page)")
+	case c.InstallationID <= 0:
+		return errors.New("GitHub credentials: the App's installation ID is missing (the number at the end of the installation's settings URL)")
+	case len(c.PrivateKey) == 0:
+		return errors.New("GitHub credentials: the App's private key is missing (a PEM file from the App's settings page)")
+	}
+	return nil
+}
+
+// New builds a Client that signs in with creds, against apiURL ("" for
+// api.github.com). With a token every request carries it; with an App,
+// ghinstallation trades a short-lived App JWT (two minutes) for an
+// installation token at POST /app/installations/{id}/access_tokens and
+// renews it a minute before it expires (they last an hour).
+func New(creds Credentials, apiURL string) (*Client, error) {
+	if err := creds.check(); err != nil {
+		return nil, err
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	if creds.Token != "" {
+		c, err := newClient(&http.Client{Transport: transport, Timeout: requestTimeout}, apiURL)
+		if err != nil {
+			return nil, err
+		}
+		c.gh = c.gh.WithAuthToken(creds.Token)
+		return c, nil
+	}
+	itr, err := ghinstallation.New(transport, creds.AppID, creds.InstallationID, creds.PrivateKey)
+	if err != nil {
+		// ghinstallation's message says only that the PEM did not parse;
+		// it never quotes the key.
+		return nil, fmt.Errorf("GitHub App %d: reading its private key: %w", creds.AppID, err)
+	}
+	if apiURL != "" {
+		u, err := apiBase(apiURL)
+		if err != nil {
+			return nil, err
+		}
+		// ghinstallation joins "/app/installations/..." to a base without
+		// the trailing slash.
+		itr.BaseURL = strings.TrimSuffix(u.String(), "/")
+	}
+	return newClient(&http.Client{Transport: itr, Timeout: requestTimeout}, apiURL)
+}

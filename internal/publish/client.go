@@ -1,0 +1,51 @@
+// Package publish puts perfgate's verdicts where teams decide: a check run
+// on the commit GitHub shows, one comment per pull request and plan, and a
+// line in the release notes. It is the only package that imports go-github,
+// and it implements the verdict service's port (verdict.Publisher).
+//
+// One file per API area, as go-github lays them out: checks.go,
+// comments.go, releases.go, auth.go. Each area's functions take
+// (ctx, owner, repo, opts).
+package publish
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// Client publishes through GitHub's REST API. It is safe for concurrent use.
+type Client struct {
+	gh *github.Client
+}
+
+// newClient points go-github at apiURL ("" for api.github.com; for GitHub
+// Enterprise Server "https://HOST/api/v3/") over hc, which carries the
+// credentials.
+func newClient(hc *http.Client, apiURL string) (*Client, error) {
+	gh := github.NewClient(hc)
+	if apiURL != "" {
+		u, err := apiBase(apiURL)
+		if err != nil {
+			return nil, err
+		}
+		gh.BaseURL = u
+	}
+	return &Client{gh: gh}, nil
+}
+
+// apiBase parses the API's address; go-github resolves every path against
+// it, so it must end in a slash.
+func apiBase(apiURL string) (*url.URL, error) {
+	if !strings.HasSuffix(apiURL, "/") {
+		apiURL += "/"
+	}
+	u, err := url.Parse(apiURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("GitHub API address %q is not an http(s) URL (want for example https://api.github.com/ or https://HOST/api/v3/)", apiURL)
+	}
+	return u, nil
+}
