@@ -119,7 +119,9 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 	default:
 		return exit.Refusef("ab: give both --base-cmd and --head-cmd, or --arms FILE (docs/ab.md)")
 	}
-	return gateAndReport(ctx, s, o)
+	// The run's errors may quote a request, a URL or an arm's log: the
+	// whole message, inner errors included, is redacted.
+	return v.RedactError(gateAndReport(ctx, s, o))
 }
 
 // gateAndReport runs the gate and reports its verdict.

@@ -107,7 +107,7 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 		fmt.Fprintln(s.Err)
 	}
 	if err != nil {
-		return exit.Refuse(fmt.Errorf("perfgate load against %s: %w", v.Redact(*target), err))
+		return exit.Refuse(v.RedactError(fmt.Errorf("perfgate load against %s: %w", *target, err)))
 	}
 	meta := load.ReportMeta{Target: v.Redact(*target), Plan: p.Path, Warmup: l.Warmup}
 	if err := load.WriteSummary(s.Out, meta, r); err != nil {

@@ -28,18 +28,19 @@ func runRun(ctx context.Context, s *IO, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	var resolved *plan.Vars
 	pr := gate.Prepared{
 		Target: *target, Repo: *repo, Plan: *planPath, Vars: vars, Getenv: s.Env,
 		Store: *withStore, Seed: *seed, Out: *out, Log: s.Err,
 		Reshape:  func(ab *plan.AB) error { return prof.apply(ab) },
-		Resolved: func(v *plan.Vars) { maskSecrets(s, v) },
+		Resolved: func(v *plan.Vars) { resolved = v; maskSecrets(s, v) },
 	}
 	if s.IsTerminal {
 		pr.Progress = s.Err
 	}
 	rep, err := pr.Run(ctx)
 	if err != nil {
-		return err
+		return resolved.RedactError(err) // inner errors may quote a secret
 	}
 	return printVerdict(s, rep, pr.OutDir())
 }
