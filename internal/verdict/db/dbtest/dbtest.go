@@ -1,0 +1,45 @@
+// Package dbtest opens the verdict store for tests, over SQLite or a real
+// PostgreSQL, so every package runs its suite against both.
+package dbtest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/store/storetest"
+	"github.com/perfgate/perfgate/internal/verdict/db"
+)
+
+// Open opens a migrated store of kind "sqlite" (a file in a temp
+// folder) or "postgres" (a real PostgreSQL started for t by storetest),
+// closed in t's Cleanup. Other packages' tests run their suites against
+// both with it.
+func Open(t testing.TB, kind string) *db.DB {
+	t.Helper()
+	ctx := context.Background()
+	var o db.Options
+	switch kind {
+	case "sqlite":
+		o.DataDir = t.TempDir()
+	case "postgres":
+		o.DatabaseURL = Postgres(t)
+	default:
+		t.Fatalf("dbtest.Open: no store kind %q (sqlite or postgres)", kind)
+	}
+	d, err := db.Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if _, err := d.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Postgres starts a real PostgreSQL for t (stopped in its Cleanup)
+// and returns the URL of its empty database "verdictd".
+func Postgres(t testing.TB) string {
+	t.Helper()
+	return storetest.Start(t, "verdictd").DSN("verdictd")
+}

@@ -1,0 +1,73 @@
+package verdict
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/report"
+)
+
+// parseAttempt reads the submission's report for the facts the service
+// indexes (verdict, metrics, why the base) and keeps its raw JSON.
+func parseAttempt(sub Submission, now time.Time) (*Attempt, error) {
+	f := sub.Facts
+	a := &Attempt{Facts: f, Received: now.UTC()}
+	if f.ExitCode != nil {
+		a.Verdict = WordOf(*f.ExitCode)
+	}
+	raw := bytes.TrimSpace(sub.Report)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		if f.ExitCode != nil && *f.ExitCode != 2 {
+			return nil, inputf("report", "an attempt that exited %d carries its JSON report (target/perf/latest.json); send it, or exit_code null when the attempt ended without one", *f.ExitCode)
+		}
+		return a, nil
+	}
+	var head struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, inputf("report", "not a JSON object: %v; send the JSON report the gate wrote", err)
+	}
+	switch {
+	case head.Version == nil:
+		return nil, inputf("report.version", "missing, so this is not a perfgate report: send the JSON report the gate wrote")
+	case *head.Version < 1 || *head.Version > report.Version:
+		return nil, inputf("report.version", "version %d; this service reads report versions 1 to %d: upgrade perfgate-verdictd", *head.Version, report.Version)
+	}
+	var r report.Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, inputf("report", "%v; send the JSON report as the gate wrote it", err)
+	}
+	if f.ExitCode != nil && *f.ExitCode <= 2 && int(r.Verdict.Code) != *f.ExitCode {
+		return nil, inputf("facts.exit_code", "%d, but the report's verdict code is %d: send the exit code of the gate that wrote this report", *f.ExitCode, r.Verdict.Code)
+	}
+	if a.Facts.CPUModel == "" {
+		a.Facts.CPUModel = r.CPUModel
+	}
+	a.BaseNote = r.BaseNote
+	for _, m := range r.Verdict.Metrics {
+		a.Metrics = append(a.Metrics, MetricPoint{ID: m.ID, Base: m.Base, Head: m.Head, Ratio: m.Ratio, Fail: m.Fail})
+	}
+	// Stored compact: the same JSON, without the indentation the gate
+	// writes for people.
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, inputf("report", "%v", err)
+	}
+	a.Report = buf.Bytes()
+	return a, nil
+}
+
+// decodeReport reads a stored attempt's report back.
+func decodeReport(a *Attempt) (*report.Report, error) {
+	if len(a.Report) == 0 {
+		return nil, nil
+	}
+	var r report.Report
+	if err := json.Unmarshal(a.Report, &r); err != nil {
+		return nil, fmt.Errorf("reading the stored report of attempt %d of run %d: %w", a.Facts.Attempt, a.Facts.RunID, err)
+	}
+	return &r, nil
+}
