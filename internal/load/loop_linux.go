@@ -251,6 +251,7 @@ func (l *evloop) run() *Result {
 		l.chores()
 	}
 	l.drain()
+	l.sched.overdue(l.stopped)
 	return l.rec.finish(l.sched.intended, l.sched.dropped, l.stopped)
 }
 

@@ -12,6 +12,8 @@ type schedule struct {
 	n        uint64
 	intended uint64 // measured arrivals due so far
 	dropped  uint64 // measured arrivals never sent (workers report theirs as hits)
+	pending  bool   // next returned the current arrival and take has not had it
+	ended    bool   // the pacer stopped or the window is over
 }
 
 // next moves to the next arrival and returns its intended time; false when
@@ -20,15 +22,42 @@ func (s *schedule) next() (time.Time, bool) {
 	wait, stop := s.a.Pacer.Pace(s.due, s.n)
 	s.n++
 	if stop {
+		s.ended = true
 		return time.Time{}, false
 	}
 	if wait > 0 {
 		s.due += wait
 	}
 	if s.due >= s.a.Warmup+s.a.Duration {
+		s.ended = true
 		return time.Time{}, false
 	}
+	s.pending = true
 	return s.origin.Add(s.due), true
+}
+
+// overdue counts, once a cancel has stopped the walk at stopped, every
+// measured arrival that was due by then and never taken: a generator that
+// stalled (in a read, a slow source, a starved thread) and was then
+// canceled did not send them, so they are dropped arrivals, and the rate
+// offered is the schedule's, not what the stalled walk got to.
+func (s *schedule) overdue(stopped time.Time) {
+	if stopped.IsZero() {
+		return
+	}
+	for !s.ended {
+		if s.pending {
+			if s.origin.Add(s.due).After(stopped) {
+				return
+			}
+			s.pending = false
+			if s.due >= s.a.Warmup {
+				s.intended++
+				s.dropped++
+			}
+		}
+		s.next()
+	}
 }
 
 // take makes the current arrival a job once the engine is awake for it. An
@@ -37,6 +66,7 @@ func (s *schedule) next() (time.Time, bool) {
 // drops them by the thousand.
 func (s *schedule) take(intended time.Time) (job, bool) {
 	a := s.a
+	s.pending = false
 	j := job{intended: intended, measured: s.due >= a.Warmup}
 	if s.due >= a.Warmup+a.Duration/2 {
 		j.half = 1
