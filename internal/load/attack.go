@@ -34,6 +34,11 @@ type Attack struct {
 	MaxLateness time.Duration
 	// Timeout bounds each request, connecting included; 0 means 30 s.
 	Timeout time.Duration
+
+	// Model chooses how requests come (model.go); nil is open loop on Pacer.
+	Model Model
+	// observe sees every hit before the recorder does (model.go's stages).
+	observe func(origin time.Time, h *hit)
 }
 
 // Result is what an attack measured, over the measured window only.
@@ -44,6 +49,7 @@ type Result struct {
 	Measured time.Duration // the measured window; shorter when canceled
 	Start    time.Time     // the schedule origin, offset included
 	Canceled bool          // ctx was canceled before the window closed
+	Detail   *ModelResult  // per-stage results and the model's figures; nil without a Model
 }
 
 // Total merges every group.
@@ -92,6 +98,9 @@ type job struct {
 // Canceling ctx stops at once and returns the partial result with
 // Result.Canceled set and a nil error; an error means nothing ran.
 func Run(ctx context.Context, a Attack) (*Result, error) {
+	if a.Model != nil && a.observe == nil {
+		return runModel(ctx, a)
+	}
 	switch {
 	case a.Source == nil:
 		return nil, errors.New("attack has no request source")

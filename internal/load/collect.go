@@ -40,6 +40,9 @@ func newRecorder(a *Attack, origin time.Time) *recorder {
 }
 
 func (rc *recorder) add(h *hit) {
+	if rc.a.observe != nil {
+		rc.a.observe(rc.origin, h) // a model's stages (model.go)
+	}
 	if h.kind == hitDone {
 		rc.finished++
 	}

@@ -1,0 +1,86 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// OpenLoop is the staged open-loop model: arrivals on a schedule fixed
+// before the run, whatever the answers do, with a result per stage. A stage
+// holds its From rate through its warm-up, then moves linearly to To over
+// its Duration (From == To is a plateau; a list of plateaus is a stepped
+// ramp for the knee; ramp, plateau, spike and recovery are four stages).
+type OpenLoop struct {
+	Stages []OpenStage
+}
+
+// OpenStage is one stage of an OpenLoop.
+type OpenStage struct {
+	Name             string
+	From, To         float64 // arrivals/s at the measured window's start and end
+	Warmup, Duration time.Duration
+}
+
+func (m *OpenLoop) spans() ([]span, error) {
+	var out []span
+	var at time.Duration
+	for i, st := range m.Stages {
+		if st.Duration <= 0 || st.Warmup < 0 {
+			return nil, fmt.Errorf("open-loop stage %d: duration %s and warm-up %s; the duration must be longer than zero", i+1, st.Duration, st.Warmup)
+		}
+		if st.From < 0 || st.To < 0 {
+			return nil, fmt.Errorf("open-loop stage %d: rates %g to %g; rates are arrivals per second, zero or more", i+1, st.From, st.To)
+		}
+		name := st.Name
+		if name == "" {
+			name = fmt.Sprintf("%g/s", st.To)
+		}
+		out = append(out, span{name: name, level: st.To, offered: (st.From + st.To) / 2, begin: at, warm: st.Warmup, length: st.Duration})
+		at += st.Warmup + st.Duration
+	}
+	return out, nil
+}
+
+func (m *OpenLoop) drive(ctx context.Context, a *Attack, split *splitter) (*Result, error) {
+	if len(m.Stages) == 0 {
+		return nil, errors.New("the open-loop model has no stages")
+	}
+	var rs []RateStage
+	for _, st := range m.Stages {
+		rs = append(rs, RateStage{Target: st.From, Duration: 0}, RateStage{Target: st.From, Duration: st.Warmup},
+			RateStage{Target: st.To, Duration: st.Duration})
+	}
+	b := *a
+	b.Pacer = NewStagedPacer(m.Stages[0].From, rs)
+	if b.Start.IsZero() {
+		b.Start = time.Now()
+	}
+	b.Source = &stagedSource{src: a.Source, split: split, origin: b.Start.Add(b.Offset)}
+	r, err := Run(ctx, b) // observe is set, so Run takes the engines' path
+	if err != nil {
+		return nil, err
+	}
+	r.Detail = &ModelResult{Model: "open"}
+	return r, nil
+}
+
+// stagedSource tells the plan's source which stage's data to draw from:
+// the engines see one window without a warm-up, and the stages' warm-ups
+// must still draw from data the measured windows never use. The engines
+// draw an arrival's request when they send it, within MaxLateness of its
+// intended time, so the clock places it in its stage but for arrivals a
+// late generator sends across a stage's edge.
+type stagedSource struct {
+	src    Source
+	split  *splitter
+	origin time.Time
+}
+
+func (s *stagedSource) Next(Stage) Request {
+	if _, measured := s.split.stageOf(time.Since(s.origin)); !measured {
+		return s.src.Next(Warmup)
+	}
+	return s.src.Next(Measured)
+}

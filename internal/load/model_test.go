@@ -1,0 +1,169 @@
+package load_test
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/experiment/target"
+	"github.com/perfgate/perfgate/internal/load"
+)
+
+// capacityTarget starts the bundled worker-pool target on loopback.
+func capacityTarget(t *testing.T, cfg target.Config) string {
+	t.Helper()
+	s, err := target.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func runModel(t *testing.T, a load.Attack, limit time.Duration) *load.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	r, err := load.Run(ctx, a)
+	if err != nil {
+		t.Fatalf("load.Run: %v", err)
+	}
+	if r.Detail == nil {
+		t.Fatal("a model's run has no Detail")
+	}
+	return r
+}
+
+func TestOpenLoopStagesHaveTheirOwnResults(t *testing.T) {
+	bothEngines(t, func(t *testing.T) {
+		srv := serve(t, func(w http.ResponseWriter, r *http.Request) {})
+		src, groups := getSource("a")
+		m := &load.OpenLoop{Stages: []load.OpenStage{
+			{From: 100, To: 100, Warmup: 200 * time.Millisecond, Duration: 500 * time.Millisecond},
+			{From: 200, To: 200, Warmup: 200 * time.Millisecond, Duration: 500 * time.Millisecond},
+		}}
+		r := runModel(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Model: m}, 10*time.Second)
+		st := r.Detail.Stages
+		if len(st) != 2 {
+			t.Fatalf("%d stages, want 2", len(st))
+		}
+		for i, want := range []uint64{50, 100} {
+			if st[i].Sent != want || st[i].Total().Expected != want {
+				t.Errorf("stage %d (%s): sent %d, expected answers %d; want %d of each", i, st[i].Name, st[i].Sent, st[i].Total().Expected, want)
+			}
+		}
+		if st[1].Start != 900*time.Millisecond || st[1].Length != 500*time.Millisecond {
+			t.Errorf("stage 2 measured from %s for %s, want 900ms for 500ms", st[1].Start, st[1].Length)
+		}
+		// By the clock, so an arrival at a stage's edge may fall either side.
+		if w := src.drawn[load.Warmup]; w < 58 || w > 62 {
+			t.Errorf("warm-up draws %d, want 60 (the stages' warm-ups)", w)
+		}
+		if len(r.Detail.Series) < 2 {
+			t.Errorf("series of %d seconds, want 2", len(r.Detail.Series))
+		}
+	})
+}
+
+func TestClosedLoopThroughputFollowsConcurrencyUpToThePool(t *testing.T) {
+	// S is long beside a sleep's overshoot on a busy machine (1-2 ms).
+	cfg := target.Config{Workers: 4, Service: 50 * time.Millisecond}
+	url := capacityTarget(t, cfg)
+	src, groups := getSource("a")
+	m := &load.ClosedLoop{Levels: []int{1, 2, 4, 8}, Warmup: 200 * time.Millisecond, Duration: 1500 * time.Millisecond}
+	r := runModel(t, load.Attack{Target: url, Source: src, Groups: groups, Model: m, ServerTiming: "Server-Timing"}, 20*time.Second)
+	for i, st := range r.Detail.Stages {
+		c := float64(m.Levels[i])
+		want := math.Min(c, 4) / cfg.Service.Seconds()
+		// The service time is a sleep of at least S, so the pool serves a
+		// little under W/S; 10 % is the experiments' own bound.
+		got := st.Throughput()
+		if got > want*1.02 || got < want*0.90 {
+			t.Errorf("%s: %.1f answers/s, want %.1f (within -10 %%)", st.Name, got, want)
+		}
+	}
+	p8, p4 := r.Detail.Stages[3].Total().Percentile(50), r.Detail.Stages[2].Total().Percentile(50)
+	if p8 < p4*3/2 {
+		t.Errorf("p50 at c=8 %s, at c=4 %s: past the pool the requests must queue (about twice as long)", p8, p4)
+	}
+}
+
+func TestPopulationRateIsLittlesLaw(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {})
+	src, groups := getSource("a")
+	think := 200 * time.Millisecond
+	// Measured after every user has joined, over 10 think times.
+	m := &load.Population{Users: 400, Think: think, Warmup: think, Duration: 10 * think, Seed: 1}
+	r := runModel(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Model: m}, 20*time.Second)
+	st := r.Detail.Stages[0]
+	lat := time.Duration(st.Total().Latency.Mean()) * time.Microsecond
+	want := float64(m.Users) / (think + lat).Seconds()
+	within(t, "population rate", st.Throughput(), want, 0.05)
+	if st.Offered != 2000 {
+		t.Errorf("offered %.1f/s, want N/think = 2000", st.Offered)
+	}
+	if k := load.ThinkTimes(st.Length, think); k < load.MinThinkTimes {
+		t.Errorf("%.1f think times, want at least %d", k, load.MinThinkTimes)
+	}
+}
+
+func TestPopulationJoiningTransientReadsHigh(t *testing.T) {
+	// The seed's arithmetic: 300 users, 30 s think time, a 60 s window: 10
+	// rps offered reads 12.5 (measured 12.4).
+	if b := load.JoiningBias(60*time.Second, 30*time.Second); math.Abs(b*10-12.5) > 1e-9 {
+		t.Errorf("joining bias over 2 think times %.4f, want 1.25", b)
+	}
+	if b := load.JoiningBias(10*time.Second, time.Second); math.Abs(b-1.05) > 1e-9 {
+		t.Errorf("joining bias over 10 think times %.4f, want 1.05", b)
+	}
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {})
+	src, groups := getSource("a")
+	think := 500 * time.Millisecond
+	m := &load.Population{Users: 300, Think: think, Duration: 2 * think, Seed: 2}
+	r := runModel(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Model: m}, 20*time.Second)
+	st := r.Detail.Stages[0]
+	lat := time.Duration(st.Total().Latency.Mean()) * time.Microsecond
+	steady := float64(m.Users) / (think + lat).Seconds()
+	within(t, "rate over 2 think times, joins included", st.Throughput(), steady*load.JoiningBias(st.Length, think), 0.08)
+}
+
+func TestClientsStartOnTheRampAndAbortNamesTheClient(t *testing.T) {
+	url := capacityTarget(t, target.Config{Workers: 16, Service: 5 * time.Millisecond, FailAbove: 3})
+	src, groups := getSource("a")
+	m := &load.Clients{Clients: 6, RampUp: 600 * time.Millisecond, Warmup: 600 * time.Millisecond, Duration: time.Second, AbortOnError: true}
+	r := runModel(t, load.Attack{Target: url, Source: src, Groups: groups, Model: m}, 20*time.Second)
+	ab := r.Detail.Abort
+	if ab == nil {
+		t.Fatal("no abort: the target fails past 3 concurrent clients")
+	}
+	if ab.Clients != 4 || ab.Status != 503 {
+		t.Errorf("abort: %s; want 4 clients running and status 503", ab)
+	}
+	if ab.At < m.StartOf(3) || ab.At > m.StartOf(4) {
+		t.Errorf("abort at %s, want between the 4th client's start %s and the 5th's %s", ab.At, m.StartOf(3), m.StartOf(4))
+	}
+	starts := r.Detail.ClientStarts
+	for i := 0; i < 4; i++ {
+		if d := starts[i] - m.StartOf(i); d < -time.Millisecond || d > 5*time.Millisecond {
+			t.Errorf("client %d started at %s, want %s within 5ms", i, starts[i], m.StartOf(i))
+		}
+	}
+}
+
+func TestThrottledClientsShareTheTotal(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {})
+	src, groups := getSource("a")
+	m := &load.Clients{Clients: 8, RampUp: 400 * time.Millisecond, Throughput: 400, Warmup: 400 * time.Millisecond, Duration: time.Second}
+	r := runModel(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Model: m}, 20*time.Second)
+	st := r.Detail.Stages[0]
+	within(t, "throttled total rate", st.Throughput(), 400, 0.03)
+	for i, s := range r.Detail.ClientStarts {
+		if d := s - m.StartOf(i); d < -time.Millisecond || d > 5*time.Millisecond {
+			t.Errorf("client %d started at %s, want %s within 5ms", i, s, m.StartOf(i))
+		}
+	}
+}
