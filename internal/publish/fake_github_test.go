@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,7 +52,7 @@ type fakeGitHub struct {
 
 type fakeCall struct {
 	Method, Path string
-	Query        map[string][]string
+	Query        url.Values
 	Body         []byte
 }
 
