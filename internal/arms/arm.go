@@ -81,6 +81,8 @@ type Arm struct {
 	cpuMax    time.Duration
 	lost      int64                // ticks of members that left the tree unreaped by it
 	seen      map[procKey]procStat // the tree at the last snapshot
+	ever      map[procKey]procStat // every member seen and still running (stop.go)
+	cookie    string               // NAME=VALUE in every member's environment (stop.go)
 	peak      int64                // sampled tree RSS peak in the current window
 	hwmOK     bool                 // root's VmHWM was reset for this window
 	lastRSS   int64
@@ -114,7 +116,8 @@ func Start(ctx context.Context, s Spec) (*Arm, error) {
 	}
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
 	cmd.Dir = s.Dir
-	cmd.Env = append(minimalEnv(os.Getenv), s.Env...)
+	cookie := newCookie(s.Name)
+	cmd.Env = append(append(minimalEnv(os.Getenv), s.Env...), cookie)
 	cmd.Stdout, cmd.Stderr = log, log // an *os.File: children write to it directly, no copying goroutine
 	var out *logPipe
 	if !s.Redact.Empty() {
@@ -146,7 +149,7 @@ func Start(ctx context.Context, s Spec) (*Arm, error) {
 	a := &Arm{
 		spec: s, cmd: cmd, log: log, logPath: logPath, pgid: cmd.Process.Pid,
 		exited: make(chan struct{}), stopped: make(chan struct{}), quit: make(chan struct{}),
-		watch: make(chan struct{}), seen: map[procKey]procStat{},
+		watch: make(chan struct{}), seen: map[procKey]procStat{}, ever: map[procKey]procStat{}, cookie: cookie,
 	}
 	if out != nil {
 		// The arm's tree holds the write end now; the copier ends at its

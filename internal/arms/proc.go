@@ -204,3 +204,14 @@ func signalKeyed(k procKey, sig syscall.Signal) {
 	}
 	_ = syscall.Kill(k.pid, sig)
 }
+
+// StartTime is when process pid started, in clock ticks since boot (field
+// 22 of /proc/<pid>/stat): with the pid it names one process across pid
+// reuse. ok is false when no such process runs; a zombie runs nothing.
+func StartTime(pid int) (start uint64, ok bool) {
+	p, ok := readStat(pid)
+	if !ok || !p.alive() {
+		return 0, false
+	}
+	return p.start, true
+}

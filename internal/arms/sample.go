@@ -45,6 +45,7 @@ func (a *Arm) snapshot() {
 		}
 	}
 	a.seen = cur
+	a.remember(all, cur)
 	if cpu := ticks(ticksNow + a.lost); cpu > a.cpuMax {
 		a.cpuMax = cpu
 	}

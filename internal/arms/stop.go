@@ -1,15 +1,103 @@
 package arms
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"os"
+	"strconv"
 	"syscall"
 	"time"
 )
 
-// Stop ends the arm: SIGTERM to its process group (and to any descendant
-// that left the group), SIGKILL to all of them once Grace has passed with any
-// still running; it waits for the root to be reaped and the sampler to end.
-// Safe to call more than once and from several goroutines.
+// cookieVar is set in each arm's environment to a value of its own. A
+// daemon (`setsid sh -c "cmd &"`) leaves the arm's tree and process group
+// before any sample can see it, re-parented to init, but it inherits the
+// environment: Stop finds it by the cookie, as Jenkins' process tree killer
+// finds a build's daemons by its BUILD_ID.
+const cookieVar = "PERFGATE_ARM_ID"
+
+func newCookie(name string) string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // never fails (crypto/rand); a zero cookie still marks the arm
+	return cookieVar + "=" + sanitize(name) + "-" + strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(b)
+}
+
+// remember adds the current tree to every member ever seen, and forgets
+// those no longer running, which need no signal (a pid seen again with
+// another start time is another process). Called with a.mu held.
+func (a *Arm) remember(all []procStat, cur map[procKey]procStat) {
+	for k, p := range cur {
+		a.ever[k] = p
+	}
+	live := make(map[procKey]bool, len(all))
+	for _, p := range all {
+		if p.alive() {
+			live[p.key()] = true
+		}
+	}
+	for k := range a.ever {
+		if !live[k] {
+			delete(a.ever, k)
+		}
+	}
+}
+
+// members is what Stop signals: every process ever seen in the tree and
+// still running, and every process carrying the arm's cookie.
+func (a *Arm) members() []procKey {
+	set := map[procKey]bool{}
+	a.mu.Lock()
+	for k := range a.seen {
+		set[k] = true
+	}
+	for k := range a.ever {
+		set[k] = true
+	}
+	a.mu.Unlock()
+	for _, k := range carriers(a.cookie) {
+		set[k] = true
+	}
+	out := make([]procKey, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	return out
+}
+
+// carriers lists the running processes whose environment holds cookie.
+// /proc/<pid>/environ is readable for our own processes (all of them as
+// root); a process that rewrote its environment is found only if a sample
+// saw it in the tree.
+func carriers(cookie string) []procKey {
+	all, err := allProcs()
+	if err != nil || cookie == "" {
+		return nil
+	}
+	needle := []byte(cookie + "\x00")
+	var out []procKey
+	for _, p := range all {
+		if !p.alive() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/environ")
+		if err != nil {
+			continue
+		}
+		if bytes.HasPrefix(env, needle) || bytes.Contains(env, append([]byte{0}, needle...)) {
+			out = append(out, p.key())
+		}
+	}
+	return out
+}
+
+// Stop ends the arm: SIGTERM to its process group and to every process
+// ever seen in its tree or carrying its cookie (a descendant that left the
+// group, or daemonised out of the tree), SIGKILL to all of them once Grace
+// has passed with any still running; it waits for the root to be reaped and
+// the sampler to end. Safe to call more than once and from several
+// goroutines.
 func (a *Arm) Stop() error {
 	a.stopOnce.Do(a.stop)
 	<-a.watch
@@ -21,11 +109,8 @@ func (a *Arm) stop() {
 	a.mu.Lock()
 	a.stopping = true
 	a.snapshot() // last CPU and memory figures, and the members to signal
-	members := make([]procKey, 0, len(a.seen))
-	for k := range a.seen {
-		members = append(members, k)
-	}
 	a.mu.Unlock()
+	members := a.members()
 
 	a.signalAll(members, syscall.SIGTERM)
 	deadline := time.Now().Add(a.spec.Grace)
@@ -34,6 +119,8 @@ func (a *Arm) stop() {
 	}
 	if a.anyAlive(members) {
 		fmt.Fprintf(a.log, "\nperfgate: arm %s still running %s after SIGTERM; sending SIGKILL\n", a.spec.Name, a.spec.Grace)
+		// Looked for again: a member may have forked a daemon meanwhile.
+		members = a.members()
 		a.signalAll(members, syscall.SIGKILL)
 		// SIGKILL cannot be ignored; this bounds only a process stuck in
 		// uninterruptible sleep.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -104,5 +105,54 @@ func TestContextEndStopsArm(t *testing.T) {
 	}
 	if err := a.Stop(); err != nil {
 		t.Fatalf("Stop after the context ended: %v", err)
+	}
+}
+
+// A daemon leaves the arm's tree and process group: `setsid sh -c "cmd &"`
+// re-parents cmd to init before any sample can see it, and a child that
+// clears its environment is found only because a sample saw it before its
+// parent died. Both must end at Stop.
+func TestStopKillsDaemons(t *testing.T) {
+	tests := []struct {
+		name, script string
+	}{
+		// Never in a sample: found by the cookie in its environment.
+		{"setsid sh -c 'sleep &'", `setsid sh -c 'sleep 300 & echo child $!'; exec sleep 300`},
+		// In the tree for a second (its parent sleeps), then orphaned with an
+		// empty environment: found because a sample saw it.
+		{"orphan without an environment", `sh -c 'setsid env -i sleep 300 & echo child $!; sleep 1'; exec sleep 300`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := startArm(t, Spec{Name: "head", Command: []string{"sh", "-c", tt.script}, Grace: 2 * time.Second})
+			child := pidFromLog(t, a, "child ")
+			t.Cleanup(func() { syscall.Kill(child, syscall.SIGKILL) })
+			// Wait until the daemon is out of the tree: no parent link and no
+			// process group lead to it.
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				p, ok := readStat(child)
+				if !ok {
+					t.Fatalf("daemon %d ended on its own", child)
+				}
+				all, err := allProcs()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, in := tree(all, a.root, a.pgid)[p.key()]; !in && p.pgrp != a.pgid {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("daemon %d still in the arm's tree after 10 s", child)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if err := a.Stop(); err != nil {
+				t.Fatalf("Stop: %v", err)
+			}
+			if running(child) {
+				t.Fatalf("daemon %d survived Stop", child)
+			}
+		})
 	}
 }
