@@ -5,13 +5,16 @@ package exit
 import (
 	"errors"
 	"fmt"
+
+	"github.com/perfgate/perfgate/internal/judge"
 )
 
-// The exit codes every command and the action agree on.
+// The exit codes every command and the action agree on: the judge's
+// verdict codes, which own the numbers.
 const (
-	Pass        = 0
-	Regression  = 1
-	CannotJudge = 2
+	Pass        = int(judge.Pass)
+	Regression  = int(judge.Regression)
+	CannotJudge = int(judge.CannotJudge)
 )
 
 // Error carries an exit code with the error that decided it.

@@ -11,7 +11,7 @@ func TestCannotJudge(t *testing.T) {
 	tests := []struct {
 		name   string
 		change func(*Input)
-		code   int
+		code   Code
 		reason string // in CannotJudge, or in Notes when code is not 2
 	}{
 		{name: "steady", change: func(*Input) {}, code: Pass},

@@ -4,31 +4,6 @@
 // offline with other tolerances.
 package judge
 
-// Class groups metrics that share a default tolerance.
-type Class string
-
-// The metric classes and their default tolerances (the seed's numbers).
-const (
-	Latency      Class = "latency"
-	CPU          Class = "cpu"
-	Throughput   Class = "throughput"
-	Memory       Class = "memory"
-	Transactions Class = "transactions"
-)
-
-// DefaultTolerance is the tolerance of each class, as a fraction, when the
-// plan or the command line names none.
-var DefaultTolerance = map[Class]float64{
-	Latency:      0.25,
-	CPU:          0.25,
-	Throughput:   0.20,
-	Memory:       0.20,
-	Transactions: 0.10,
-}
-
-// Classes lists the classes in the order reports show them.
-var Classes = []Class{Throughput, Latency, CPU, Memory, Transactions}
-
 // Metric names one figure measured per arm per phase. ID is "throughput",
 // "p50.<group>", "p95.<group>", "p99.<group>", "peak_memory",
 // "cpu_per_request" or "tx_per_request"; Unit is how its values read
@@ -50,15 +25,21 @@ type Half struct {
 }
 
 // GroupFigures are one request group's figures in one arm's phase.
-// Unexpected counts answers the plan does not name, keyed by status ("500")
-// or by the failure that stood for one ("error", "timeout").
+// WrongStatus counts answers with an HTTP status the plan does not name,
+// by status; Failed counts requests that got no answer at all, by the kind
+// of failure the load engine named ("timeout", "refused", "reset"). The two
+// are kept apart because only a wrong status is the arm's own answer.
+// Unexpected is how reports before that split held both (numeric keys are
+// statuses): the judge still reads it, and never writes it.
 type GroupFigures struct {
-	Name       string            `json:"name"`
-	Requests   uint64            `json:"requests"`
-	P50        float64           `json:"p50_ms"`
-	P99        float64           `json:"p99_ms"`
-	Unexpected map[string]uint64 `json:"unexpected,omitempty"`
-	Halves     [2]Half           `json:"halves"`
+	Name        string            `json:"name"`
+	Requests    uint64            `json:"requests"`
+	P50         float64           `json:"p50_ms"`
+	P99         float64           `json:"p99_ms"`
+	WrongStatus map[int]uint64    `json:"wrong_status,omitempty"`
+	Failed      map[string]uint64 `json:"failed,omitempty"`
+	Unexpected  map[string]uint64 `json:"unexpected,omitempty"`
+	Halves      [2]Half           `json:"halves"`
 }
 
 // Schedule says how well one arm's arrivals kept to the plan in a phase's
@@ -100,20 +81,20 @@ type Idle struct {
 	StoreMeasured bool    `json:"store_measured"`
 }
 
-// The idle limits: under 2 % of one core, under 1 committed transaction/s.
-const (
-	DefaultIdleCPU = 0.02
-	DefaultIdleTx  = 1.0
-)
-
 // Input is everything the judge reads. Base and Head hold one phase per
 // pair, in the same order. Tolerance maps a class or a metric ID to a
 // fraction; a metric ID beats its class, and both beat DefaultTolerance.
-// Idle is nil when no idle phase ran.
+// Rule is RulePaired or RuleSeed ("" is RulePaired). Idle is nil when no
+// idle phase ran. Thresholds are the plan's absolute limits as the run
+// measured them on the head; Notes are the run's own remarks (a data
+// source that ran out and primed a cache), which every summary repeats.
 type Input struct {
-	Metrics   []Metric           `json:"metrics"`
-	Base      []Phase            `json:"base"`
-	Head      []Phase            `json:"head"`
-	Tolerance map[string]float64 `json:"tolerance,omitempty"`
-	Idle      *Idle              `json:"idle,omitempty"`
+	Metrics    []Metric           `json:"metrics"`
+	Base       []Phase            `json:"base"`
+	Head       []Phase            `json:"head"`
+	Rule       string             `json:"rule,omitempty"`
+	Tolerance  map[string]float64 `json:"tolerance,omitempty"`
+	Idle       *Idle              `json:"idle,omitempty"`
+	Thresholds []Threshold        `json:"thresholds,omitempty"`
+	Notes      []string           `json:"notes,omitempty"`
 }

@@ -3,7 +3,6 @@ package judge
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -11,12 +10,14 @@ import (
 // Judge decides the gate from in. It never fails: input it cannot read
 // is itself a cannot-judge verdict, naming what is wrong.
 func Judge(in Input) Verdict {
-	var v Verdict
+	in = splitUnexpected(in)
+	v := Verdict{Rule: ruleOf(in)}
 	if bad := validate(in); len(bad) > 0 {
 		v.CannotJudge = bad
 		v.Code = CannotJudge
 		return v
 	}
+	v.Notes = append(v.Notes, in.Notes...)
 
 	cannot, notes := checkSchedule(in)
 	v.CannotJudge = append(v.CannotJudge, cannot...)
@@ -24,14 +25,31 @@ func Judge(in Input) Verdict {
 	v.CannotJudge = append(v.CannotJudge, checkStall(in)...)
 	v.CannotJudge = append(v.CannotJudge, checkHalves(in)...)
 
+	var compared int
+	v.LeftOut, compared = leftOut(in)
+	if compared == 0 && len(v.LeftOut) > 0 {
+		// A gate that compared no group's latency has judged nothing a
+		// request feels: a base that answers 404 everywhere, or speaks no
+		// TLS on an https URL, must not pass a slow head.
+		v.CannotJudge = append(v.CannotJudge, "no request group's latency could be compared, so the gate judged none: "+strings.Join(v.LeftOut, "; "))
+	}
+
 	for _, m := range in.Metrics {
-		r := judgeMetric(in, m)
+		r := judgeMetric(in, m, v.Rule)
 		v.Metrics = append(v.Metrics, r)
 		switch {
 		case r.Fail:
 			v.Failures = append(v.Failures, failureLine(r))
 		case r.Breach:
-			v.Notes = append(v.Notes, fmt.Sprintf("%s: the head's median is worse than the base's by more than %s, but it breached in %d of %d pairs only, not most: a one-off, not a regression", m.ID, pct(r.Threshold), r.PairsBreached, r.Pairs))
+			v.Notes = append(v.Notes, fmt.Sprintf("%s: the head is worse than the base by more than %s, but it breached in %d of %d pairs only, not most: a one-off, not a regression", m.ID, pct(r.Threshold), r.PairsBreached, r.Pairs))
+		}
+	}
+
+	for _, t := range in.Thresholds {
+		r := JudgeThreshold(t)
+		v.Thresholds = append(v.Thresholds, r)
+		if r.Fail {
+			v.Failures = append(v.Failures, "head: "+r.Says)
 		}
 	}
 
@@ -72,6 +90,14 @@ func Judge(in Input) Verdict {
 	return v
 }
 
+// ruleOf is the input's rule, RulePaired when it names none.
+func ruleOf(in Input) string {
+	if in.Rule == "" {
+		return RulePaired
+	}
+	return in.Rule
+}
+
 // tolerance is the metric's tolerance and where it came from: its own ID
 // beats its class, which beats the default.
 func tolerance(in Input, m Metric) (float64, string) {
@@ -84,36 +110,120 @@ func tolerance(in Input, m Metric) (float64, string) {
 	return DefaultTolerance[m.Class], "default"
 }
 
-func judgeMetric(in Input, m Metric) MetricResult {
+func judgeMetric(in Input, m Metric, rule string) MetricResult {
 	n := len(in.Base)
 	bs, hs := make([]float64, n), make([]float64, n)
 	for i := 0; i < n; i++ {
 		bs[i], hs[i] = in.Base[i].Values[m.ID], in.Head[i].Values[m.ID]
 	}
-	r := MetricResult{Metric: m, Pairs: n}
+	r := MetricResult{Metric: m, Pairs: n, Rule: rule}
 	r.Base, r.Head = median(bs), median(hs)
 	r.BaseSpread, r.HeadSpread = spread(bs, r.Base), spread(hs, r.Head)
-	r.Floor = math.Max(r.BaseSpread, r.HeadSpread)
 	r.Tolerance, r.ToleranceSource = tolerance(in, m)
-	r.Threshold = math.Max(r.Tolerance, r.Floor)
-	r.Worse, r.ZeroBase = worse(r.Base, r.Head, m.HigherIsBetter)
-	if !r.ZeroBase {
-		r.Ratio = r.Head / r.Base
-	}
-	r.Breach = breaches(r.Base, r.Head, r.Threshold, m.HigherIsBetter)
 	r.PairRatios = make([]float64, n)
 	for i := 0; i < n; i++ {
 		if bs[i] != 0 {
 			r.PairRatios[i] = hs[i] / bs[i]
 		}
-		if breaches(bs[i], hs[i], r.Threshold, m.HigherIsBetter) {
-			r.PairsBreached++
-		}
+	}
+	r.ZeroBase = r.Base == 0
+	if !r.ZeroBase {
+		r.Ratio = r.Head / r.Base
+	}
+	if rule == RuleSeed || r.ZeroBase {
+		// A base median of 0 has no ratio under either rule: the seed's
+		// absolute reading of a rise from 0 decides (docs/judge.md).
+		judgeSeed(&r, bs, hs)
+	} else {
+		judgePaired(&r, bs, hs)
 	}
 	// Most means strictly more than half: 2 of 4 is a tie, not most.
 	r.Fail = r.Breach && 2*r.PairsBreached > n
 	r.CI = pairedInterval(bs, hs)
+	r.Samples, r.Beyond = latencySamples(in, m)
 	return r
+}
+
+// judgeSeed is FerroFED's gate's rule: the medians of the phases, the
+// floor the worse of the two arms' own spreads, each pair breaching
+// against the same threshold.
+func judgeSeed(r *MetricResult, bs, hs []float64) {
+	r.Floor = math.Max(r.BaseSpread, r.HeadSpread)
+	r.Threshold = math.Max(r.Tolerance, r.Floor)
+	r.Worse, r.ZeroBase = worse(r.Base, r.Head, r.HigherIsBetter)
+	r.Breach = breaches(r.Base, r.Head, r.Threshold, r.HigherIsBetter)
+	for i := range bs {
+		if breaches(bs[i], hs[i], r.Threshold, r.HigherIsBetter) {
+			r.PairsBreached++
+		}
+	}
+}
+
+// judgePaired is the paired rule: on the log of each pair's ratio
+// head/base, Worse comes from the geometric mean of the pairs' ratios, and
+// the floor is the one-sided (1-PairedAlpha) Student bound on that mean
+// from the pairs' scatter: the runner's drift, which both arms of a pair
+// share, is not in it. A pair breaches when its own ratio is worse than
+// the tolerance (the floor bounds the mean, not one pair).
+func judgePaired(r *MetricResult, bs, hs []float64) {
+	var ls []float64 // ln(head/base) per pair
+	for i := range bs {
+		b, h := bs[i], hs[i]
+		switch {
+		case b > 0 && h > 0:
+			ls = append(ls, math.Log(h/b))
+			if breaches(b, h, r.Tolerance, r.HigherIsBetter) {
+				r.PairsBreached++
+			}
+		case breaches(b, h, r.Tolerance, r.HigherIsBetter):
+			// A pair with a 0 has no log ratio; a rise from 0 (or a fall
+			// to 0 of throughput) still breaches in that pair.
+			r.PairsBreached++
+		}
+	}
+	mean, sd := meanSD(ls)
+	r.PairSpread = sd
+	bound := 0.0 // the one-sided bound on the mean log ratio's noise
+	if len(ls) >= 2 {
+		bound = tQuantile(len(ls)-1) * sd / math.Sqrt(float64(len(ls)))
+	}
+	// Worse and the floor read as the seed's do: head/base - 1 when lower
+	// is better, 1 - head/base when higher is better.
+	if r.HigherIsBetter {
+		r.Worse, r.Floor = -math.Expm1(mean), -math.Expm1(-bound)
+	} else {
+		r.Worse, r.Floor = math.Expm1(mean), math.Expm1(bound)
+	}
+	r.Threshold = math.Max(r.Tolerance, r.Floor)
+	r.Breach = len(ls) > 0 && r.Worse > r.Threshold+eps
+}
+
+// latencySamples is, for a latency metric, the fewest answers any phase's
+// figure rested on and how many of them lay beyond the percentile.
+func latencySamples(in Input, m Metric) (samples, beyond uint64) {
+	q, group, ok := SplitLatencyID(m.ID)
+	if !ok {
+		return 0, 0
+	}
+	first := true
+	for _, phases := range [][]Phase{in.Base, in.Head} {
+		for _, ph := range phases {
+			for _, g := range ph.Groups {
+				if g.Name != group {
+					continue
+				}
+				n := g.Halves[0].Count + g.Halves[1].Count
+				if first || n < samples {
+					samples, first = n, false
+				}
+			}
+		}
+	}
+	if samples == 0 {
+		return 0, 0
+	}
+	rank := uint64(math.Ceil(q.Percent / 100 * float64(samples)))
+	return samples, samples - rank
 }
 
 func failureLine(r MetricResult) string {
@@ -125,78 +235,6 @@ func failureLine(r MetricResult) string {
 		dir = "lower"
 	}
 	return fmt.Sprintf("%s: the head is %s by %s (%s vs %s %s; threshold %s), breaching in %d of %d pairs", r.ID, dir, pctBeyond(r.Worse, r.Threshold), num(r.Head), num(r.Base), r.Unit, pct(r.Threshold), r.PairsBreached, r.Pairs)
-}
-
-// unexpected sums, per group over the phases, the answers the plan did not
-// name, one line per group: "group search: 3 answers the plan does not
-// name (500 x2, error x1)".
-func unexpected(phases []Phase) []string {
-	per := map[string]map[string]uint64{}
-	var order []string
-	for _, p := range phases {
-		for _, g := range p.Groups {
-			for status, c := range g.Unexpected {
-				if c == 0 {
-					continue
-				}
-				if per[g.Name] == nil {
-					per[g.Name] = map[string]uint64{}
-					order = append(order, g.Name)
-				}
-				per[g.Name][status] += c
-			}
-		}
-	}
-	sort.Strings(order)
-	var lines []string
-	for _, name := range order {
-		statuses := make([]string, 0, len(per[name]))
-		total := uint64(0)
-		for s, c := range per[name] {
-			statuses = append(statuses, s)
-			total += c
-		}
-		sort.Strings(statuses)
-		parts := make([]string, len(statuses))
-		for i, s := range statuses {
-			parts[i] = fmt.Sprintf("%s x%d", s, per[name][s])
-		}
-		lines = append(lines, fmt.Sprintf("group %s: %d answers the plan does not name (%s)", name, total, strings.Join(parts, ", ")))
-	}
-	return lines
-}
-
-// answeredWrong says whether the head answered some group with an HTTP
-// status the plan does not name while the base answered that group only as
-// the plan says. That is the head's own answer: a stalled or late runner
-// slows answers, it does not turn a 200 into a 500. Errors and timeouts
-// are not answers, and a runner can cause them; where the base also
-// answered wrong (a route the change adds, the test data), the status may
-// not be the head's doing either.
-func answeredWrong(in Input) bool {
-	base := wrongStatusGroups(in.Base)
-	for g := range wrongStatusGroups(in.Head) {
-		if !base[g] {
-			return true
-		}
-	}
-	return false
-}
-
-// wrongStatusGroups names the groups answered with a status the plan does
-// not name (Unexpected's numeric keys; the others are failure kinds).
-func wrongStatusGroups(phases []Phase) map[string]bool {
-	out := map[string]bool{}
-	for _, p := range phases {
-		for _, g := range p.Groups {
-			for k, c := range g.Unexpected {
-				if _, err := strconv.Atoi(k); err == nil && c > 0 {
-					out[g.Name] = true
-				}
-			}
-		}
-	}
-	return out
 }
 
 // judgeIdle compares the idle figures with their limits. The limits are

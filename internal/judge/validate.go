@@ -19,6 +19,17 @@ func validate(in Input) []string {
 	if len(in.Base) != len(in.Head) {
 		bad = append(bad, fmt.Sprintf("the input holds %d base and %d head phases: each pair needs one of each", len(in.Base), len(in.Head)))
 	}
+	if in.Rule != "" && in.Rule != RulePaired && in.Rule != RuleSeed {
+		bad = append(bad, fmt.Sprintf("rule %q is no rule of the judge: use %q or %q", in.Rule, RulePaired, RuleSeed))
+	}
+	for _, t := range in.Thresholds {
+		for _, x := range []float64{t.BelowMS, t.Min, t.Value} {
+			if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+				bad = append(bad, fmt.Sprintf("the threshold of plan line %d has a figure of %v: figures are finite and 0 or more", t.Line, x))
+				break
+			}
+		}
+	}
 	ids := map[string]bool{}
 	classes := map[Class]bool{}
 	for _, m := range in.Metrics {

@@ -1,12 +1,5 @@
 package judge
 
-// The verdict codes, the same as the process exit codes.
-const (
-	Pass        = 0
-	Regression  = 1
-	CannotJudge = 2
-)
-
 // Interval is a paired confidence interval of the head/base ratio over the
 // pairs: the Hodges-Lehmann estimate with the interval the Wilcoxon
 // signed-rank test gives. Confidence is what the interval really reaches,
@@ -22,12 +15,23 @@ type Interval struct {
 
 // MetricResult is the judgement of one metric. Base and Head are the
 // medians over the phases; Worse is how much worse the head is, as a
-// fraction (negative when better); Floor the worse of the arms' spreads;
-// Threshold the larger of Tolerance and Floor. ZeroBase marks a base median
-// of 0, where no ratio exists and Ratio and Worse hold 0 (see docs/judge.md).
-// PairRatios holds head/base per pair, 0 where the base phase was 0.
+// fraction (negative when better): under the seed's rule from the medians,
+// under the paired rule the geometric mean of the pairs' ratios. Floor is
+// the noise floor (seed: the worse of the arms' spreads; paired: the
+// one-sided bound the pairs' scatter puts on that mean, PairSpread being
+// the standard deviation of the pairs' log ratios); Threshold the larger of
+// Tolerance and Floor. ZeroBase marks a base median of 0, where no ratio
+// exists and Ratio and Worse hold 0 (see docs/judge.md). PairRatios holds
+// head/base per pair, 0 where the base phase was 0. Samples is, for a
+// latency metric, the fewest answers one phase's figure rested on, and
+// Beyond how many of them lay beyond a tail percentile (p99 of 600 answers
+// rests on the 6 slowest).
 type MetricResult struct {
 	Metric
+	Rule            string    `json:"rule,omitempty"`
+	PairSpread      float64   `json:"pair_spread,omitempty"`
+	Samples         uint64    `json:"samples,omitempty"`
+	Beyond          uint64    `json:"beyond,omitempty"`
 	Base            float64   `json:"base"`
 	Head            float64   `json:"head"`
 	Ratio           float64   `json:"ratio"`
@@ -59,22 +63,18 @@ type IdleResult struct {
 // says nothing about the code. Every reason is kept whatever the code, so a
 // reader of a cannot-judge verdict still sees what would have failed.
 type Verdict struct {
-	Code        int            `json:"code"`
+	Code        Code           `json:"code"`
+	Rule        string         `json:"rule,omitempty"`
 	Metrics     []MetricResult `json:"metrics"`
 	Idle        *IdleResult    `json:"idle,omitempty"`
 	CannotJudge []string       `json:"cannot_judge,omitempty"`
 	Failures    []string       `json:"failures,omitempty"`
 	Notes       []string       `json:"notes,omitempty"`
+	// LeftOut names each request group whose latency was not compared,
+	// with why (the base never answered it as the plan says, say).
+	LeftOut    []string          `json:"left_out,omitempty"`
+	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 }
 
 // Word is the verdict in one word, as summaries print it.
-func (v Verdict) Word() string {
-	switch v.Code {
-	case Pass:
-		return "pass"
-	case Regression:
-		return "regression"
-	default:
-		return "cannot judge"
-	}
-}
+func (v Verdict) Word() string { return v.Code.String() }

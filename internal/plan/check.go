@@ -36,6 +36,14 @@ func (p *Plan) share(i int, order string) float64 {
 func (p *Plan) check(l Load, what string, rateLine int) []problem {
 	var out []problem
 	warm, measured := l.Arrivals()
+	if d := l.MeasuredDuration(); d < minMeasured {
+		return append(out, problem{p.Path, p.Line("load", "duration"), fmt.Sprintf(
+			"%s measures for %s, too short to measure anything (under %s); write a duration of 10s or more", what, d, minMeasured)})
+	}
+	if measured < 1 {
+		return append(out, problem{p.Path, rateLine, fmt.Sprintf(
+			"%s offers %s arrivals in its measured %s, fewer than one; raise the rate or the duration", what, num(measured), l.MeasuredDuration())})
+	}
 	out = append(out, p.checkRate(l.PeakRate(), l.Order, what, rateLine)...)
 	out = append(out, p.checkDraws(warm, measured, 1, l.Order, fmt.Sprintf("%s (%s warm-up and %s measured at up to %s/s)", what, l.Warmup, l.MeasuredDuration(), num(l.PeakRate())))...)
 	return out
@@ -43,10 +51,17 @@ func (p *Plan) check(l Load, what string, rateLine int) []problem {
 
 func (p *Plan) checkAB(ab AB) []problem {
 	rateLine := p.Line("ab", "rate")
+	what := "[ab]"
+	if !p.abWritten {
+		// The plan has no [ab] table: the gate's defaults are what would
+		// be sent, and the line to point at is the limit they reach.
+		what = "the A/B gate's defaults (the plan has no [ab] table; write one to change them)"
+		rateLine = 0
+	}
 	var out []problem
-	out = append(out, p.checkRate(ab.Rate, p.Load.Order, "[ab]", rateLine)...)
+	out = append(out, p.checkRate(ab.Rate, p.Load.Order, what, rateLine)...)
 	out = append(out, p.checkDraws(ab.Rate*ab.Warmup.Seconds(), ab.Rate*ab.Measure.Seconds(), ab.Pairs, p.Load.Order,
-		fmt.Sprintf("[ab] (%d pairs of %s warm-up and %s measured at %s/s to each arm)", ab.Pairs, ab.Warmup, ab.Measure, num(ab.Rate)))...)
+		fmt.Sprintf("%s (%d pairs of %s warm-up and %s measured at %s/s to each arm)", what, ab.Pairs, ab.Warmup, ab.Measure, num(ab.Rate)))...)
 	return out
 }
 
@@ -66,7 +81,11 @@ func (p *Plan) checkRate(rate float64, order, what string, rateLine int) []probl
 			if fix <= 0 {
 				fix = limit / 2
 			}
-			out = append(out, problem{p.Path, rateLine, fmt.Sprintf(
+			line := rateLine
+			if line == 0 {
+				line = p.Line("group", strconv.Itoa(i), "max_rate")
+			}
+			out = append(out, problem{p.Path, line, fmt.Sprintf(
 				"%s sends group %q %s arrivals/s (a %s share of %s/s), reaching its max_rate of %s (line %d); write a rate of %s or less",
 				what, g.Name, num(got), shareText(share), num(rate), num(g.MaxRate), p.Line("group", strconv.Itoa(i), "max_rate"), num(fix))})
 		}

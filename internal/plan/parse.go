@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
 )
 
@@ -20,6 +22,10 @@ import (
 const (
 	maxRate     = 1e6
 	maxDuration = 24 * time.Hour
+	// minMeasured is the shortest measured window: under a second no
+	// percentile or rate means anything ("1ns" offered a billion arrivals
+	// a second).
+	minMeasured = time.Second
 )
 
 type parser struct {
@@ -31,17 +37,21 @@ type parser struct {
 }
 
 func parse(path string, data []byte) (*Plan, error) {
+	pos, err := scanPositions(path, string(data)) // before the TOML library: it refuses deep nesting
+	if err != nil {
+		return nil, err
+	}
 	var raw map[string]any
 	if _, err := toml.Decode(string(data), &raw); err != nil {
 		return nil, syntaxRefusal(path, err)
 	}
-	ps := &parser{file: path, dir: filepath.Dir(path), pos: scanPositions(string(data))}
+	ps := &parser{file: path, dir: filepath.Dir(path), pos: pos}
 	ps.problems.plan = path
 	p := Default()
 	p.Path, p.dir, p.pos = path, ps.dir, ps.pos
 	ps.p = p
 
-	ps.known(raw, nil, "the plan's top level", "server_timing", "vars", "data", "load", "ab", "tolerance", "threshold", "group")
+	ps.known(raw, nil, "the plan's top level", "server_timing", "vars", "data", "load", "ab", "judge", "tolerance", "threshold", "group")
 	if v, ok := ps.str(raw, nil, "server_timing", `server_timing = "Server-Timing"`); ok {
 		if !isToken(v) {
 			ps.at(nil, "server_timing", "server_timing %q is not a header name; write server_timing = \"Server-Timing\"", v)
@@ -54,6 +64,7 @@ func parse(path string, data []byte) (*Plan, error) {
 	ps.load(raw)
 	ps.weights()
 	ps.ab(raw)
+	ps.judge(raw)
 	ps.tolerance(raw)
 	ps.thresholds(raw)
 	ps.placeholders()
@@ -63,7 +74,11 @@ func parse(path string, data []byte) (*Plan, error) {
 		if _, written := raw["load"]; written {
 			ps.list = append(ps.list, p.check(p.Load, "[load]", ps.lineOf([]string{"load", "rate"}))...)
 		}
-		ps.list = append(ps.list, p.checkAB(p.AB)...)
+		// Likewise [ab]: a plan made for perfgate load alone meets
+		// CheckAB when the gate runs it (internal/gate).
+		if _, written := raw["ab"]; written {
+			ps.list = append(ps.list, p.checkAB(p.AB)...)
+		}
 	}
 	if err := ps.first(); err != nil {
 		return nil, err
@@ -189,6 +204,17 @@ func (ps *parser) num(m map[string]any, path []string, key, example string, lo f
 		return f, true
 	}
 	return 0, false
+}
+
+// measured reads a measured window's length: a duration of at least
+// minMeasured.
+func (ps *parser) measured(m map[string]any, path []string, key, example string) (time.Duration, bool) {
+	d, ok := ps.dur(m, path, key, example, true)
+	if ok && d < minMeasured {
+		ps.at(path, key, "%s %s is too short to measure anything (under %s); write %s", key, d, minMeasured, example)
+		return 0, false
+	}
+	return d, ok
 }
 
 // dur reads a duration written as a string ("10s", "1m30s").
@@ -594,7 +620,7 @@ func (ps *parser) load(raw map[string]any) {
 	if d, ok := ps.dur(m, lp, "warmup", `warmup = "10s"`, false); ok {
 		l.Warmup = d
 	}
-	if d, ok := ps.dur(m, lp, "duration", `duration = "60s"`, true); ok {
+	if d, ok := ps.measured(m, lp, "duration", `duration = "60s"`); ok {
 		l.Duration = d
 	}
 	if s, ok := ps.str(m, lp, "order", `order = "turn"`); ok {
@@ -661,6 +687,7 @@ func (ps *parser) ab(raw map[string]any) {
 	}
 	ap := []string{"ab"}
 	a := &ps.p.AB
+	ps.p.abWritten = true
 	ps.known(m, ap, "[ab]", "pairs", "warmup", "measure", "rate", "idle", "idle_cpu", "idle_tx_per_sec")
 	if v, present := m["pairs"]; present {
 		n, isInt := v.(int64)
@@ -676,7 +703,7 @@ func (ps *parser) ab(raw map[string]any) {
 	if d, ok := ps.dur(m, ap, "warmup", `warmup = "10s"`, false); ok {
 		a.Warmup = d
 	}
-	if d, ok := ps.dur(m, ap, "measure", `measure = "60s"`, true); ok {
+	if d, ok := ps.measured(m, ap, "measure", `measure = "60s"`); ok {
 		a.Measure = d
 	}
 	if r, ok := ps.num(m, ap, "rate", "rate = 20", 0, true, maxRate); ok {
@@ -693,8 +720,22 @@ func (ps *parser) ab(raw map[string]any) {
 	}
 }
 
-var toleranceClasses = []string{"latency", "cpu", "throughput", "memory", "transactions"}
-var toleranceMetrics = []string{"throughput", "cpu_per_request", "peak_memory", "tx_per_request"}
+// judge reads [judge]: which rule judges the metrics.
+func (ps *parser) judge(raw map[string]any) {
+	m, ok := ps.table(raw, nil, "judge", `[judge] with rule = "paired"`)
+	if !ok {
+		return
+	}
+	jp := []string{"judge"}
+	ps.known(m, jp, "[judge]", "rule")
+	if r, ok := ps.str(m, jp, "rule", `rule = "paired"`); ok {
+		if !slices.Contains(judge.Rules, r) {
+			ps.at(jp, "rule", "rule %q is no rule of the judge; write rule = %s (docs/judge.md)", r, oneOf(r, judge.Rules, `"%s"`))
+			return
+		}
+		ps.p.Rule = r
+	}
+}
 
 func (ps *parser) tolerance(raw map[string]any) {
 	m, ok := ps.table(raw, nil, "tolerance", "[tolerance] with latency = 25")
@@ -716,25 +757,28 @@ func (ps *parser) tolerance(raw map[string]any) {
 	}
 }
 
+// toleranceKey checks a [tolerance] key against the judge's vocabulary:
+// a class, a metric without a group, or a percentile of one of the plan's
+// groups.
 func (ps *parser) toleranceKey(k string, groups []string, tp []string) bool {
-	for _, c := range append(append([]string{}, toleranceClasses...), toleranceMetrics...) {
-		if k == c {
-			return true
-		}
+	if judge.CheckToleranceKey(k, groups) == "" {
+		return true
 	}
-	if q, g, ok := strings.Cut(k, "."); ok && (q == "p50" || q == "p95" || q == "p99") {
-		for _, name := range groups {
-			if g == name {
-				return true
+	if q, g, ok := strings.Cut(k, "."); ok {
+		for _, p := range judge.Percentiles {
+			if q == p.Name {
+				if len(groups) > 0 {
+					ps.at(tp, k, "tolerance %q names no request group; write %q", k, q+"."+oneOf(g, groups, "%s"))
+				}
+				return false
 			}
 		}
-		if len(groups) > 0 {
-			ps.at(tp, k, "tolerance %q names no request group; write %q", k, q+"."+oneOf(g, groups, "%s"))
-		}
-		return false
 	}
-	known := append(append([]string{}, toleranceClasses...), toleranceMetrics...)
-	ps.at(tp, k, "unknown tolerance %q; write %s, or p50/p95/p99.<group>", k, oneOf(k, known, "%s"))
+	var names []string
+	for _, p := range judge.Percentiles {
+		names = append(names, p.Name)
+	}
+	ps.at(tp, k, "unknown tolerance %q; write %s, or %s.<group>", k, oneOf(k, judge.ToleranceKeys(), "%s"), strings.Join(names, "/"))
 	return false
 }
 

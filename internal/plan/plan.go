@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
 )
 
@@ -18,6 +19,10 @@ type Plan struct {
 	Groups []Group // file order
 	Load   Load    // single-target load settings (perfgate load)
 	AB     AB      // A/B gate settings
+	// abWritten records whether the plan has an [ab] table, so a refusal
+	// of the gate's settings names the defaults rather than a table the
+	// plan does not have.
+	abWritten bool
 	// Tolerance maps a metric class ("latency", "cpu", "throughput",
 	// "memory", "transactions") or a metric id ("p99.<group>",
 	// "p50.<group>", "p95.<group>", "throughput", "cpu_per_request",
@@ -27,6 +32,9 @@ type Plan struct {
 	// default (DefaultTolerance).
 	Tolerance  map[string]float64
 	Thresholds []Threshold
+	// Rule is the judge's rule for the metrics, from [judge]:
+	// judge.RulePaired (the default) or judge.RuleSeed.
+	Rule string
 	// ServerTiming names the header carrying the server's own latency:
 	// "Server-Timing" (its dur= values, in ms) or a header holding ms.
 	ServerTiming string
@@ -99,13 +107,6 @@ type Var struct {
 	Line   int
 }
 
-// DefaultTolerance is the seed's tolerance per metric class, as fractions:
-// latency and CPU 25 %, throughput and memory 20 %, transactions per
-// request 10 %. A plan's [tolerance] table overrides a class or one metric.
-func DefaultTolerance() map[string]float64 {
-	return map[string]float64{"latency": 0.25, "cpu": 0.25, "throughput": 0.20, "memory": 0.20, "transactions": 0.10}
-}
-
 // Default returns a plan with every default applied and no groups; its
 // Tolerance is empty (the judge applies DefaultTolerance).
 func Default() *Plan {
@@ -113,10 +114,11 @@ func Default() *Plan {
 		Load: Load{Rate: 20, Warmup: 10 * time.Second, Duration: 60 * time.Second, Order: "turn"},
 		AB: AB{
 			Pairs: 4, Warmup: 10 * time.Second, Measure: 60 * time.Second, Rate: 20,
-			Idle: 60 * time.Second, IdleCPU: 0.02, IdleTxPerSec: 1,
+			Idle: 60 * time.Second, IdleCPU: judge.DefaultIdleCPU, IdleTxPerSec: judge.DefaultIdleTx,
 		},
 		Tolerance: map[string]float64{},
-		pos:       &positions{lines: map[string]int{}},
+		Rule:      judge.RulePaired,
+		pos:       &positions{},
 	}
 }
 

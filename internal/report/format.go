@@ -73,6 +73,69 @@ func interval(ci judge.Interval) string {
 	return fmt.Sprintf("%.2f [%.2f, %.2f] %s", ci.Estimate, ci.Lo, ci.Hi, pct(ci.Confidence))
 }
 
+// worsePct is how much worse the head is, by the rule that judged.
+func worsePct(r judge.MetricResult) string {
+	if r.ZeroBase {
+		return "-"
+	}
+	return pctSigned(r.Worse)
+}
+
+func pctSigned(f float64) string {
+	switch s := pct(math.Abs(f)); {
+	case s == "0 %":
+		return s
+	case f > 0:
+		return "+" + s
+	default:
+		return "-" + s
+	}
+}
+
+// samples is, for a latency metric, how many answers each phase's figure
+// rested on at the fewest and how many lay beyond a tail percentile.
+func samples(r judge.MetricResult) string {
+	if r.Samples == 0 {
+		return ""
+	}
+	if r.Beyond*2 >= r.Samples { // a median has no tail to count
+		return strconv.FormatUint(r.Samples, 10)
+	}
+	return fmt.Sprintf("%d (%d beyond)", r.Samples, r.Beyond)
+}
+
+// ruleLine names the rule that judged the metrics.
+func ruleLine(rule string) string {
+	if rule == judge.RuleSeed {
+		return "seed: FerroFED's gate's rule, medians per arm, each arm's own spread as the floor (docs/judge.md)"
+	}
+	return "paired: the pairs' ratios head/base, the floor from how they scatter (docs/judge.md)"
+}
+
+// ruleExplained says in one paragraph how the table's figures were judged.
+func ruleExplained(rule string, pairs int) string {
+	if rule == judge.RuleSeed {
+		return fmt.Sprintf("Judged by the seed's rule: each figure is the median of an arm's %d phases; worse compares the medians; the floor is the worse arm's spread; the threshold is the larger of tolerance and floor; a metric fails when the head's median breaches it and the head breaches in most pairs.", pairs)
+	}
+	return fmt.Sprintf("Judged by the paired rule: base and head are the medians of %d phases, for reading; worse is the geometric mean of the %d pairs' ratios head/base; the floor is the 99 %% one-sided bound the pairs' scatter puts on that mean; the threshold is the larger of tolerance and floor; a metric fails when worse passes the threshold and most pairs are worse than the tolerance. Samples is the answers a phase's latency figure rests on, and for a tail how many lay beyond it.", pairs, pairs)
+}
+
+// comparedLine says how many request groups had their latency compared.
+func comparedLine(r *Report) string {
+	names := map[string]bool{}
+	for _, ph := range r.Input.Base {
+		for _, g := range ph.Groups {
+			names[g.Name] = true
+		}
+	}
+	n := len(names)
+	left := len(r.Verdict.LeftOut)
+	if left == 0 {
+		return fmt.Sprintf("all %d", n)
+	}
+	return fmt.Sprintf("%d of %d; %d left out (below)", n-left, n, left)
+}
+
 func pairsBreached(r judge.MetricResult) string {
 	return fmt.Sprintf("%d of %d", r.PairsBreached, r.Pairs)
 }
@@ -101,11 +164,15 @@ func metricNotes(r judge.MetricResult) []string {
 		}
 	}
 	if r.Floor > r.Tolerance {
-		who := "base"
-		if r.HeadSpread > r.BaseSpread {
-			who = "head"
+		if r.Rule == judge.RuleSeed {
+			who := "base"
+			if r.HeadSpread > r.BaseSpread {
+				who = "head"
+			}
+			n = append(n, fmt.Sprintf("%s: the %s's phases strayed %s from its median, over the %s tolerance, so the threshold is that noise floor", r.ID, who, pct(r.Floor), pct(r.Tolerance)))
+		} else {
+			n = append(n, fmt.Sprintf("%s: the pairs' ratios scatter so much (standard deviation %s) that their mean is known only to within %s, over the %s tolerance, so the threshold is that noise floor", r.ID, pct(r.PairSpread), pct(r.Floor), pct(r.Tolerance)))
 		}
-		n = append(n, fmt.Sprintf("%s: the %s's phases strayed %s from its median, over the %s tolerance, so the threshold is that noise floor", r.ID, who, pct(r.Floor), pct(r.Tolerance)))
 	}
 	// A plan that spells out the defaults is no news; say only what moved.
 	if r.ToleranceSource != "default" && r.ToleranceSource != "" && r.Tolerance != judge.DefaultTolerance[r.Class] {

@@ -9,7 +9,7 @@ import (
 	"github.com/perfgate/perfgate/internal/judge"
 )
 
-var verdictMark = map[int]string{judge.Pass: "✅", judge.Regression: "❌", judge.CannotJudge: "⚠️"}
+var verdictMark = map[judge.Code]string{judge.Pass: "✅", judge.Regression: "❌", judge.CannotJudge: "⚠️"}
 
 // Markdown writes the GitHub job summary of r: the verdict and its
 // reasons, base and head, the idle figures against their limits, a table
@@ -45,6 +45,8 @@ func Markdown(w io.Writer, r *Report) error {
 	}
 	p("| head | %s |\n", cell(armLine(r.Head)))
 	p("| run | %s |\n", cell(settingsLine(r.Settings)))
+	p("| rule | %s |\n", cell(ruleLine(v.Rule)))
+	p("| groups compared | %s |\n", cell(comparedLine(r)))
 	if r.Attempt > 0 || r.CPUModel != "" {
 		p("| attempt | %d on %s |\n", r.Attempt, cell(orUnknown(r.CPUModel)))
 	}
@@ -68,17 +70,32 @@ func Markdown(w io.Writer, r *Report) error {
 
 	if len(v.Metrics) > 0 {
 		p("### Metrics\n\n")
-		p("Each figure is the median of an arm's %d phases; the floor is the worse arm's spread; the threshold is the larger of tolerance and floor; a metric fails when the head's median breaches it and the head breaches in most pairs.\n\n", len(r.Input.Base))
-		p("| metric | base | head | ratio | tolerance | floor | threshold | pairs breached | interval | |\n")
-		p("|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+		p("%s\n\n", ruleExplained(v.Rule, len(r.Input.Base)))
+		p("| metric | base | head | ratio | worse | tolerance | floor | threshold | pairs breached | interval | samples | |\n")
+		p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
 		for _, m := range v.Metrics {
 			out := outcome(m)
 			if m.Fail {
 				out = "**FAIL**"
 			}
-			p("| %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				cell(m.ID), unitLabel(m.Unit), value(m.Unit, m.Base), value(m.Unit, m.Head), ratio(m),
-				pct(m.Tolerance), pct(m.Floor), pct(m.Threshold), pairsBreached(m), interval(m.CI), out)
+			p("| %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+				cell(m.ID), unitLabel(m.Unit), value(m.Unit, m.Base), value(m.Unit, m.Head), ratio(m), worsePct(m),
+				pct(m.Tolerance), pct(m.Floor), pct(m.Threshold), pairsBreached(m), interval(m.CI), samples(m), out)
+		}
+		p("\n")
+	}
+
+	if len(v.LeftOut) > 0 {
+		p("### Groups left out\n\n")
+		bullets(bw, v.LeftOut)
+	}
+
+	if len(v.Thresholds) > 0 {
+		p("### Thresholds\n\n")
+		p("The plan's absolute limits, on the head over all its measured windows.\n\n")
+		p("| plan line | threshold | |\n|---:|---|---|\n")
+		for _, t := range v.Thresholds {
+			p("| %d | %s | %s |\n", t.Line, cell(t.Says), okFail(t.Fail))
 		}
 		p("\n")
 	}

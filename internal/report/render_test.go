@@ -41,7 +41,7 @@ func TestRenderGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		r    *report.Report
-		code int
+		code judge.Code
 	}{
 		{"pass", reporttest.Pass(), 0},
 		{"regression", reporttest.Regression(), 1},
@@ -78,7 +78,11 @@ func TestMarkdownHolds(t *testing.T) {
 	s := markdown(t, reporttest.Regression())
 	for _, want := range []string{
 		"## ❌ perfgate: regression (exit 1)",
-		"p50.search: the head is worse by 35.5 % (5.312 vs 3.921 ms; threshold 25 %), breaching in 4 of 4 pairs",
+		"p50.search: the head is worse by 34.2 % (5.312 vs 3.921 ms; threshold 25 %), breaching in 4 of 4 pairs",
+		"| rule | paired: the pairs' ratios head/base",
+		"| groups compared | all 3 |",
+		"| p95.search (ms) | 9.87 | 13.2 | 1.33 | +32.7 % |",
+		"400 (20 beyond)",
 		"| base | `4f1c2a9e8d7b` (main): the merge base",
 		"| CPU | 0.40 % of one core | under 2.00 % | ok |",
 		"| p50.search (ms) |",
@@ -126,7 +130,7 @@ func TestRenderEdges(t *testing.T) {
 		"- tx_per_request: the head rose from 0 to 0.5 tx, breaching in 4 of 4 pairs",
 		"| tx_per_request (tx) | 0 | 0.500 | new (from 0) |",
 		"tx_per_request: the base's median is 0, so there is no ratio; any rise from 0 breaches",
-		"peak_memory: the base's phases strayed",
+		"peak_memory: the pairs' ratios scatter so much",
 		"so the threshold is that noise floor",
 		"p99.search: tolerance 40 % set for this metric",
 		"No idle phase ran.",

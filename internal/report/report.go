@@ -141,6 +141,12 @@ func Read(path string) (*Report, error) {
 	if err := dec.Decode(&r); err != nil {
 		return nil, exit.Refuse(fmt.Errorf("reading report %s: %s: the file was changed or cut short; use the report as the gate wrote it", path, jsonError(b, err)))
 	}
+	if r.Input.Rule == "" {
+		// Reports from before the paired rule name no rule: the seed's
+		// rule judged them, and judging them again by it keeps their
+		// reading.
+		r.Input.Rule = judge.RuleSeed
+	}
 	return &r, nil
 }
 

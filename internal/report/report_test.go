@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/report"
 	"github.com/perfgate/perfgate/internal/report/reporttest"
 )
@@ -98,4 +99,21 @@ func TestReadRefuses(t *testing.T) {
 			t.Errorf("err %v", err)
 		}
 	})
+}
+
+// A report written before the paired rule names no rule; the seed's rule
+// judged it, so reading it keeps that rule and judging it again gives its
+// own verdict back (perfgate compare on an old report).
+func TestReadOldReportKeepsTheSeedRule(t *testing.T) {
+	r, err := report.Read(filepath.Join("testdata", "v1-seed-rule.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Input.Rule != judge.RuleSeed {
+		t.Fatalf("rule %q, want %q for a report that names none", r.Input.Rule, judge.RuleSeed)
+	}
+	v := judge.Judge(r.Input)
+	if v.Code != r.Verdict.Code || !reflect.DeepEqual(v.Failures, r.Verdict.Failures) {
+		t.Errorf("judged again: %v %q, the report's own: %v %q", v.Code, v.Failures, r.Verdict.Code, r.Verdict.Failures)
+	}
 }

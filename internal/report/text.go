@@ -26,6 +26,8 @@ func Text(w io.Writer, r *Report) error {
 	}
 	p("  head\t%s\n", armLine(r.Head))
 	p("  run\t%s\n", settingsLine(r.Settings))
+	p("  rule\t%s\n", ruleLine(v.Rule))
+	p("  groups compared\t%s\n", comparedLine(r))
 	if r.Attempt > 0 || r.CPUModel != "" {
 		p("  attempt\t%d on %s\n", r.Attempt, orUnknown(r.CPUModel))
 	}
@@ -41,6 +43,12 @@ func Text(w io.Writer, r *Report) error {
 	}
 	list(w, "cannot judge", v.CannotJudge)
 	list(w, "failures", v.Failures)
+	list(w, "groups left out", v.LeftOut)
+	var ths []string
+	for _, t := range v.Thresholds {
+		ths = append(ths, t.Says+" "+okFail(t.Fail))
+	}
+	list(w, "thresholds", ths)
 
 	if len(v.Metrics) > 0 {
 		fmt.Fprintln(w)
@@ -53,10 +61,10 @@ func Text(w io.Writer, r *Report) error {
 			idW = max(idW, len(m.ID))
 			outW = max(outW, len(outcome(m)))
 		}
-		fmt.Fprintf(tw, "%-*s\tunit\tbase\thead\tratio\ttolerance\tfloor\tthreshold\tpairs\tinterval\t%*s\t\n", idW, "metric", outW, "")
+		fmt.Fprintf(tw, "%-*s\tunit\tbase\thead\tratio\tworse\ttolerance\tfloor\tthreshold\tpairs\tinterval\tsamples\t%*s\t\n", idW, "metric", outW, "")
 		for _, m := range v.Metrics {
-			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%-*s\t\n", idW, m.ID, unitLabel(m.Unit), value(m.Unit, m.Base), value(m.Unit, m.Head),
-				ratio(m), pct(m.Tolerance), pct(m.Floor), pct(m.Threshold), pairsBreached(m), interval(m.CI), outW, outcome(m))
+			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%-*s\t\n", idW, m.ID, unitLabel(m.Unit), value(m.Unit, m.Base), value(m.Unit, m.Head),
+				ratio(m), worsePct(m), pct(m.Tolerance), pct(m.Floor), pct(m.Threshold), pairsBreached(m), interval(m.CI), samples(m), outW, outcome(m))
 		}
 		if err := tw.Flush(); err != nil {
 			return err

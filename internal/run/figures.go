@@ -1,11 +1,11 @@
 package run
 
 import (
+	"maps"
 	"slices"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"strconv"
-	"time"
 
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
@@ -21,7 +21,7 @@ func phaseFigures(pair int, lead string, r *armRun, withStore bool) judge.Phase 
 	all := res.Total()
 	ph := judge.Phase{Pair: pair + 1, Lead: lead, Values: map[string]float64{}}
 	if secs > 0 {
-		ph.Values["throughput"] = float64(all.Expected) / secs
+		ph.Values[judge.MetricThroughput] = float64(all.Expected) / secs
 	}
 	for gi, g := range res.Groups {
 		name := r.groups[gi].Name
@@ -29,16 +29,17 @@ func phaseFigures(pair int, lead string, r *armRun, withStore bool) judge.Phase 
 		// answered as planned (a route the change adds, on the base) has
 		// no latency, and its metrics are left out rather than read as 0.
 		if count(g.Latency) > 0 {
-			ph.Values["p50."+name] = ms(g.Percentile(50))
-			ph.Values["p95."+name] = ms(g.Percentile(95))
-			ph.Values["p99."+name] = ms(g.Percentile(99))
+			for _, q := range judge.Percentiles {
+				ph.Values[judge.LatencyMetric(q, name).ID] = ms(g.Percentile(q.Percent))
+			}
 		}
 		gf := judge.GroupFigures{
-			Name:       name,
-			Requests:   g.Requests,
-			P50:        ms(g.Percentile(50)),
-			P99:        ms(g.Percentile(99)),
-			Unexpected: unexpected(g, r.groups[gi].Expect),
+			Name:        name,
+			Requests:    g.Requests,
+			P50:         ms(g.Percentile(50)),
+			P99:         ms(g.Percentile(99)),
+			WrongStatus: wrongStatus(g, r.groups[gi].Expect),
+			Failed:      failed(g),
 		}
 		for h := range 2 {
 			hg := res.Halves[h][gi]
@@ -47,12 +48,12 @@ func phaseFigures(pair int, lead string, r *armRun, withStore bool) judge.Phase 
 		ph.Groups = append(ph.Groups, gf)
 	}
 	if all.Requests > 0 {
-		ph.Values["cpu_per_request"] = ms(r.cpu) / float64(all.Requests)
+		ph.Values[judge.MetricCPUPerRequest] = ms(r.cpu) / float64(all.Requests)
 		if withStore {
-			ph.Values["tx_per_request"] = float64(r.tx) / float64(all.Requests)
+			ph.Values[judge.MetricTxPerRequest] = float64(r.tx) / float64(all.Requests)
 		}
 	}
-	ph.Values["peak_memory"] = float64(r.peak)
+	ph.Values[judge.MetricPeakMemory] = float64(r.peak)
 	s := res.Schedule
 	ph.Schedule = judge.Schedule{
 		Offered:  s.Offered,
@@ -69,17 +70,13 @@ func phaseFigures(pair int, lead string, r *armRun, withStore bool) judge.Phase 
 	return ph
 }
 
-// unexpected counts the answers the plan does not name, by status, and the
-// requests that got no answer, by kind of failure.
-func unexpected(g *load.GroupStats, expect []int) map[string]uint64 {
-	out := map[string]uint64{}
+// wrongStatus counts the answers with a status the plan does not name.
+func wrongStatus(g *load.GroupStats, expect []int) map[int]uint64 {
+	out := map[int]uint64{}
 	for status, n := range g.Statuses {
-		if !slices.Contains(expect, status) {
-			out[strconv.Itoa(status)] += n
+		if !slices.Contains(expect, status) && n > 0 {
+			out[status] += n
 		}
-	}
-	for kind, n := range g.Errors {
-		out[kind] += n
 	}
 	if len(out) == 0 {
 		return nil
@@ -87,23 +84,33 @@ func unexpected(g *load.GroupStats, expect []int) map[string]uint64 {
 	return out
 }
 
-// metricList names the metrics in the order reports show them.
+// failed counts the requests that got no answer, by the load engine's
+// kind of failure.
+func failed(g *load.GroupStats) map[string]uint64 {
+	if len(g.Errors) == 0 {
+		return nil
+	}
+	return maps.Clone(g.Errors)
+}
+
+// metricList names the metrics in the order reports show them: throughput,
+// each percentile of each group, then the other whole-run metrics.
 func metricList(p *plan.Plan, seen map[string]bool) []judge.Metric {
 	var ms []judge.Metric
-	add := func(id string, class judge.Class, unit string, higher bool) {
-		if seen[id] {
-			ms = append(ms, judge.Metric{ID: id, Class: class, Unit: unit, HigherIsBetter: higher})
+	add := func(m judge.Metric) {
+		if seen[m.ID] {
+			ms = append(ms, m)
 		}
 	}
-	add("throughput", judge.Throughput, "req/s", true)
-	for _, q := range []string{"p50", "p95", "p99"} {
+	add(judge.WholeMetrics[0])
+	for _, q := range judge.Percentiles {
 		for _, g := range p.Groups {
-			add(q+"."+g.Name, judge.Latency, "ms", false)
+			add(judge.LatencyMetric(q, g.Name))
 		}
 	}
-	add("cpu_per_request", judge.CPU, "ms", false)
-	add("peak_memory", judge.Memory, "bytes", false)
-	add("tx_per_request", judge.Transactions, "tx", false)
+	for _, m := range judge.WholeMetrics[1:] {
+		add(m)
+	}
 	return ms
 }
 

@@ -28,23 +28,30 @@ func stats(name string, latencies []time.Duration, statuses map[int]uint64, errs
 	return g
 }
 
-func TestUnexpected(t *testing.T) {
+// Wrong statuses and failures are counted apart: only a status is the
+// arm's own answer (internal/judge's answeredWrong).
+func TestWrongStatusAndFailed(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		statuses map[int]uint64
-		errs     map[string]uint64
-		expect   []int
-		want     map[string]uint64
+		name       string
+		statuses   map[int]uint64
+		errs       map[string]uint64
+		expect     []int
+		wantStatus map[int]uint64
+		wantFailed map[string]uint64
 	}{
-		{"all expected", map[int]uint64{200: 10}, nil, []int{200}, nil},
-		{"wrong status", map[int]uint64{200: 8, 500: 2}, nil, []int{200}, map[string]uint64{"500": 2}},
-		{"two expected", map[int]uint64{200: 8, 201: 2}, nil, []int{200, 201}, nil},
-		{"transport errors", map[int]uint64{200: 8}, map[string]uint64{"refused": 3}, []int{200}, map[string]uint64{"refused": 3}},
+		{"all expected", map[int]uint64{200: 10}, nil, []int{200}, nil, nil},
+		{"wrong status", map[int]uint64{200: 8, 500: 2}, nil, []int{200}, map[int]uint64{500: 2}, nil},
+		{"two expected", map[int]uint64{200: 8, 201: 2}, nil, []int{200, 201}, nil, nil},
+		{"transport errors", map[int]uint64{200: 8}, map[string]uint64{"refused": 3}, []int{200}, nil, map[string]uint64{"refused": 3}},
+		{"both", map[int]uint64{503: 1}, map[string]uint64{"timeout": 2}, []int{200}, map[int]uint64{503: 1}, map[string]uint64{"timeout": 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := unexpected(stats("g", nil, tc.statuses, tc.errs), tc.expect)
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("unexpected = %v, want %v", got, tc.want)
+			g := stats("g", nil, tc.statuses, tc.errs)
+			if got := wrongStatus(g, tc.expect); !reflect.DeepEqual(got, tc.wantStatus) {
+				t.Errorf("wrong statuses = %v, want %v", got, tc.wantStatus)
+			}
+			if got := failed(g); !reflect.DeepEqual(got, tc.wantFailed) {
+				t.Errorf("failed = %v, want %v", got, tc.wantFailed)
 			}
 		})
 	}
@@ -81,7 +88,7 @@ func TestPhaseFiguresWithoutExpectedAnswers(t *testing.T) {
 	if !reflect.DeepEqual(ph.Values, want) {
 		t.Errorf("values = %v, want %v", ph.Values, want)
 	}
-	if ph.Groups[1].Unexpected["404"] != 4 || ph.Groups[1].Halves[0].Count != 0 {
+	if ph.Groups[1].WrongStatus[404] != 4 || ph.Groups[1].Halves[0].Count != 0 {
 		t.Errorf("the added group's figures: %+v", ph.Groups[1])
 	}
 	if ph.Pair != 1 || ph.Lead != "base" || ph.Schedule.Answered != 8 {

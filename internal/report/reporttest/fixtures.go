@@ -51,18 +51,14 @@ func CannotJudge() *report.Report {
 }
 
 func build(s slowdown, change func(*judge.Input)) *report.Report {
-	var in judge.Input
-	in.Metrics = append(in.Metrics, judge.Metric{ID: "throughput", Class: judge.Throughput, Unit: "req/s", HigherIsBetter: true})
-	for _, q := range []string{"p50", "p95", "p99"} {
+	in := judge.Input{Rule: judge.RulePaired}
+	in.Metrics = append(in.Metrics, judge.WholeMetrics[0])
+	for _, q := range judge.Percentiles {
 		for _, g := range groups {
-			in.Metrics = append(in.Metrics, judge.Metric{ID: q + "." + g.name, Class: judge.Latency, Unit: "ms"})
+			in.Metrics = append(in.Metrics, judge.LatencyMetric(q, g.name))
 		}
 	}
-	in.Metrics = append(in.Metrics,
-		judge.Metric{ID: "peak_memory", Class: judge.Memory, Unit: "bytes"},
-		judge.Metric{ID: "cpu_per_request", Class: judge.CPU, Unit: "ms"},
-		judge.Metric{ID: "tx_per_request", Class: judge.Transactions, Unit: "tx"},
-	)
+	in.Metrics = append(in.Metrics, judge.WholeMetrics[1:]...)
 	for pair := 1; pair <= 4; pair++ {
 		lead := "base"
 		if pair%2 == 0 {
