@@ -41,6 +41,9 @@ type Plan struct {
 	Vars         []Var
 	Data         []*DataSource
 
+	// Experiment is the [experiment] table (experiment.go).
+	Experiment Experiment
+
 	dir string // folder relative file names are read from
 	pos *positions
 }

@@ -1,0 +1,381 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/load"
+)
+
+// Experiment is the plan's [experiment] table: a capacity experiment for
+// `perfgate experiment` (docs/experiment.md). Model picks the load model;
+// only the keys of that model may be written.
+type Experiment struct {
+	Written bool
+	Model   string // "open", "closed", "population", "clients"
+	Group   string // the group the experiment sends; "" = every group
+	Control string // a second ramp with this group alone, to tell concurrency from payload
+
+	Warmup time.Duration // each stage's warm-up (clients: the whole ramp-up unless written)
+	Stage  time.Duration // each stage's measured window (open, closed)
+
+	Concurrency []int     // closed: the levels
+	Rates       []float64 // open: stepped plateaus, arrivals/s
+	Phases      []Phase   // open: ramp, plateau, spike, recovery
+
+	Users    int           // population
+	Think    time.Duration // population: the mean think time
+	Duration time.Duration // population, clients: the measured window
+
+	Clients    int           // clients
+	RampUp     time.Duration // clients: client i starts at i*ramp_up/clients
+	Throughput float64       // clients: total requests/s shared; 0 = flat out
+	OnError    string        // clients: "continue" or "abort"
+
+	Success       float64       // fraction of answers a stage needs to count toward capacity (plan writes percent)
+	Percentile    float64       // the latency percentile the knee and the objective read (95 for "p95")
+	Objective     time.Duration // the latency objective: the percentile must stay strictly below; 0 = none
+	KneeTolerance float64       // fraction: a knee lower than the previous run's by more is a regression
+	HitStatus     []int         // statuses that count as a hit (the rest of the expected ones are misses)
+	Gauges        []string      // Prometheus endpoints scraped every second; "/metrics" alone means the target's
+	Line          int
+}
+
+// Phase is one phase of an open-loop experiment: the rate moves linearly
+// from From to To over Duration. Steps cuts it into that many stages for
+// the knee. Kind ("ramp", "plateau", "spike", "recovery") tells the report
+// what to read from it: a plateau's growth, a spike's recovery.
+type Phase struct {
+	Name, Kind string
+	From, To   float64
+	Duration   time.Duration
+	Steps      int
+	Line       int
+}
+
+var experimentModels = []string{"open", "closed", "population", "clients"}
+
+var phaseKinds = []string{"ramp", "plateau", "spike", "recovery"}
+
+// defaultExperiment holds the defaults: 99 % success, p95, a knee may move
+// 10 % before it is a regression.
+func defaultExperiment() Experiment {
+	return Experiment{Warmup: 2 * time.Second, Stage: 10 * time.Second, Success: 0.99, Percentile: 95,
+		KneeTolerance: 0.10, OnError: "continue"}
+}
+
+func (ps *parser) experiment(raw map[string]any) {
+	ps.p.Experiment = defaultExperiment()
+	m, ok := ps.table(raw, nil, "experiment", `[experiment] with model = "closed"`)
+	if !ok {
+		return
+	}
+	ep := []string{"experiment"}
+	e := &ps.p.Experiment
+	e.Written, e.Line = true, ps.lineOf(ep)
+	common := []string{"model", "group", "control", "warmup", "success", "latency", "objective", "knee_tolerance", "hit_status", "gauges"}
+	model, _ := ps.str(m, ep, "model", `model = "closed"`)
+	var own []string
+	switch model {
+	case "open":
+		own = []string{"stage", "rates", "phase"}
+	case "closed":
+		own = []string{"stage", "concurrency", "max_concurrency"}
+	case "population":
+		own = []string{"users", "think", "duration"}
+	case "clients":
+		own = []string{"clients", "ramp_up", "throughput", "on_error", "duration"}
+	case "":
+		ps.at(ep, "", "[experiment] names no model; write model = %s", quotedList(experimentModels))
+		return
+	default:
+		ps.at(ep, "model", "model %q is not an experiment model; write model = %s", model, oneOf(model, experimentModels, `"%s"`))
+		return
+	}
+	e.Model = model
+	ps.known(m, ep, fmt.Sprintf("[experiment] with model = %q", model), append(common, own...)...)
+	for _, k := range []struct {
+		key string
+		dst *string
+	}{{"group", &e.Group}, {"control", &e.Control}} {
+		if s, ok := ps.str(m, ep, k.key, k.key+` = "search"`); ok {
+			if !ps.hasGroup(s) {
+				ps.at(ep, k.key, "%s %q names no [[group]] of this plan; write %s = %s", k.key, s, k.key, oneOf(s, ps.groupNames(), `"%s"`))
+			}
+			*k.dst = s
+		}
+	}
+	if e.Control != "" && model != "closed" && model != "open" {
+		ps.at(ep, "control", "a control ramp repeats a ramp, and model %q has none; remove control, or use model = \"closed\"", model)
+	}
+	if d, ok := ps.dur(m, ep, "warmup", `warmup = "2s"`, false); ok {
+		e.Warmup = d
+	}
+	if d, ok := ps.dur(m, ep, "stage", `stage = "10s"`, true); ok {
+		e.Stage = d
+	}
+	if f, ok := ps.num(m, ep, "success", "success = 99", 0, true, 100); ok {
+		e.Success = f / 100
+	}
+	if s, ok := ps.str(m, ep, "latency", `latency = "p95"`); ok {
+		p, err := strconv.ParseFloat(strings.TrimPrefix(s, "p"), 64)
+		if !strings.HasPrefix(s, "p") || err != nil || !(p > 0 && p <= 100) {
+			ps.at(ep, "latency", "latency %q is not a percentile; write latency = \"p95\" (or p50, p90, p99)", s)
+		} else {
+			e.Percentile = p
+		}
+	}
+	if d, ok := ps.dur(m, ep, "objective", `objective = "150ms"`, true); ok {
+		e.Objective = d
+	}
+	if f, ok := ps.num(m, ep, "knee_tolerance", "knee_tolerance = 10", 0, false, 100); ok {
+		e.KneeTolerance = f / 100
+	}
+	e.HitStatus = ps.statusList(m, ep, "hit_status")
+	if v, ok := m["gauges"]; ok {
+		list, isList := v.([]any)
+		if !isList {
+			list = []any{v}
+		}
+		for _, g := range list {
+			s, isStr := g.(string)
+			if !isStr || !(strings.HasPrefix(s, "/") || strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")) {
+				ps.at(ep, "gauges", "gauges holds %v; write gauges = [\"/metrics\"] (the target's own) or full URLs such as \"http://127.0.0.1:9187/metrics\"", g)
+				break
+			}
+			e.Gauges = append(e.Gauges, s)
+		}
+	}
+	switch model {
+	case "open":
+		ps.openExperiment(m, ep, e)
+	case "closed":
+		ps.closedExperiment(m, ep, e)
+	case "population":
+		if n, ok := ps.num(m, ep, "users", "users = 300", 1, false, 1e6); ok {
+			e.Users = int(n)
+		} else if _, present := m["users"]; !present {
+			ps.at(ep, "", "a population experiment needs its size; write users = 300 under [experiment]")
+		}
+		if d, ok := ps.dur(m, ep, "think", `think = "30s"`, true); ok {
+			e.Think = d
+		} else if _, present := m["think"]; !present {
+			ps.at(ep, "", "a population experiment needs the mean think time; write think = \"30s\" under [experiment]")
+		}
+		ps.experimentDuration(m, ep, e)
+	case "clients":
+		if n, ok := ps.num(m, ep, "clients", "clients = 20", 1, false, 1e5); ok {
+			e.Clients = int(n)
+		} else if _, present := m["clients"]; !present {
+			ps.at(ep, "", "a clients experiment needs the number of clients; write clients = 20 under [experiment]")
+		}
+		if d, ok := ps.dur(m, ep, "ramp_up", `ramp_up = "30m"`, false); ok {
+			e.RampUp = d
+		}
+		if _, written := m["warmup"]; !written {
+			// The ramp-up is the warm-up: measuring starts when every
+			// client is up.
+			e.Warmup = e.RampUp
+		}
+		if f, ok := ps.num(m, ep, "throughput", "throughput = 20", 0, false, maxRate); ok {
+			e.Throughput = f
+		}
+		if s, ok := ps.str(m, ep, "on_error", `on_error = "abort"`); ok {
+			if s != "continue" && s != "abort" {
+				ps.at(ep, "on_error", "on_error %q is not a choice; write on_error = %s", s, oneOf(s, []string{"continue", "abort"}, `"%s"`))
+			}
+			e.OnError = s
+		}
+		ps.experimentDuration(m, ep, e)
+	}
+}
+
+func (ps *parser) experimentDuration(m map[string]any, ep []string, e *Experiment) {
+	if d, ok := ps.dur(m, ep, "duration", `duration = "300s"`, true); ok {
+		e.Duration = d
+	} else if _, present := m["duration"]; !present {
+		ps.at(ep, "", "the experiment needs its measured duration; write duration = \"300s\" under [experiment]")
+	}
+}
+
+func (ps *parser) closedExperiment(m map[string]any, ep []string, e *Experiment) {
+	_, list := m["concurrency"]
+	_, max := m["max_concurrency"]
+	switch {
+	case list && max:
+		ps.at(ep, "max_concurrency", "write the levels as concurrency = [1, 2, 4] or as max_concurrency = 32 (doubling), not both")
+	case max:
+		if n, ok := ps.num(m, ep, "max_concurrency", "max_concurrency = 32", 1, false, 1e5); ok {
+			e.Concurrency = load.Doubling(int(n))
+		}
+	case list:
+		arr, ok := m["concurrency"].([]any)
+		if !ok || len(arr) == 0 {
+			ps.at(ep, "concurrency", "concurrency must be a list of levels; write concurrency = [1, 2, 4, 8]")
+			return
+		}
+		for _, v := range arr {
+			n, isInt := v.(int64)
+			if !isInt || n < 1 || n > 1e5 {
+				ps.at(ep, "concurrency", "concurrency holds %v; each level is a whole number of workers from 1; write concurrency = [1, 2, 4, 8]", v)
+				return
+			}
+			e.Concurrency = append(e.Concurrency, int(n))
+		}
+	default:
+		ps.at(ep, "", "a closed-loop experiment needs its levels; write max_concurrency = 32 (1, 2, 4, ... 32) or concurrency = [1, 2, 4, 8]")
+	}
+	if !ascending(e.Concurrency) {
+		ps.at(ep, "concurrency", "the levels must rise from stage to stage for the knee to mean anything; write them in increasing order")
+	}
+}
+
+func ascending[T int | float64](xs []T) bool {
+	for i := 1; i < len(xs); i++ {
+		if xs[i] <= xs[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+func (ps *parser) openExperiment(m map[string]any, ep []string, e *Experiment) {
+	phases := ps.tables(m, ep, "phase", `[[experiment.phase]] with name = "ramp", to = 300 and duration = "5m"`)
+	_, rates := m["rates"]
+	switch {
+	case rates && len(phases) > 0:
+		ps.at(ep, "rates", "write stepped rates = [50, 100] or [[experiment.phase]] tables, not both")
+		return
+	case rates:
+		arr, ok := m["rates"].([]any)
+		if !ok || len(arr) == 0 {
+			ps.at(ep, "rates", "rates must be a list of arrival rates; write rates = [50, 100, 200]")
+			return
+		}
+		for _, v := range arr {
+			var f float64
+			switch n := v.(type) {
+			case int64:
+				f = float64(n)
+			case float64:
+				f = n
+			}
+			if !(f > 0) || f > maxRate {
+				ps.at(ep, "rates", "rates holds %v; each is arrivals per second above 0; write rates = [50, 100, 200]", v)
+				return
+			}
+			e.Rates = append(e.Rates, f)
+		}
+		if !ascending(e.Rates) {
+			ps.at(ep, "rates", "the rates must rise from stage to stage for the knee to mean anything; write them in increasing order")
+		}
+		return
+	case len(phases) == 0:
+		ps.at(ep, "", "an open-loop experiment needs its stages; write rates = [50, 100, 200] or [[experiment.phase]] tables")
+		return
+	}
+	prev := 0.0
+	for i, t := range phases {
+		pp := []string{"experiment", "phase", strconv.Itoa(i)}
+		ps.known(t, pp, "[[experiment.phase]]", "name", "kind", "from", "to", "duration", "steps")
+		ph := Phase{From: prev, Steps: 1, Line: ps.lineOf(pp)}
+		ph.Name, _ = ps.str(t, pp, "name", `name = "ramp"`)
+		if ph.Name == "" {
+			ph.Name = fmt.Sprintf("phase %d", i+1)
+		}
+		ph.Kind, _ = ps.str(t, pp, "kind", `kind = "plateau"`)
+		if ph.Kind == "" && contains(phaseKinds, ph.Name) {
+			ph.Kind = ph.Name
+		}
+		if ph.Kind != "" && !contains(phaseKinds, ph.Kind) {
+			ps.at(pp, "kind", "kind %q is not a phase kind; write kind = %s", ph.Kind, oneOf(ph.Kind, phaseKinds, `"%s"`))
+		}
+		if f, ok := ps.num(t, pp, "from", "from = 100", 0, false, maxRate); ok {
+			ph.From = f
+		}
+		if f, ok := ps.num(t, pp, "to", "to = 3000", 0, false, maxRate); ok {
+			ph.To = f
+		} else if _, present := t["to"]; !present {
+			ps.at(pp, "", "this phase has no target rate; write to = 3000 under its [[experiment.phase]]")
+		}
+		if d, ok := ps.dur(t, pp, "duration", `duration = "5m"`, true); ok {
+			ph.Duration = d
+		} else if _, present := t["duration"]; !present {
+			ps.at(pp, "", "this phase has no duration; write duration = \"5m\" under its [[experiment.phase]]")
+		}
+		if n, ok := ps.num(t, pp, "steps", "steps = 5", 1, false, 1000); ok {
+			ph.Steps = int(n)
+		}
+		e.Phases = append(e.Phases, ph)
+		prev = ph.To
+	}
+}
+
+func (ps *parser) statusList(m map[string]any, path []string, key string) []int {
+	v, ok := m[key]
+	if !ok {
+		return nil
+	}
+	list, isList := v.([]any)
+	if !isList {
+		list = []any{v}
+	}
+	var out []int
+	for _, c := range list {
+		n, isInt := c.(int64)
+		if !isInt || n < 100 || n > 599 {
+			ps.at(path, key, "%s holds %v, which is not an HTTP status (100-599); write %s = [200]", key, c, key)
+			return nil
+		}
+		out = append(out, int(n))
+	}
+	return out
+}
+
+func (ps *parser) hasGroup(name string) bool { return contains(ps.groupNames(), name) }
+
+func (ps *parser) groupNames() []string {
+	var out []string
+	for _, g := range ps.p.Groups {
+		out = append(out, g.Name)
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, s := range xs {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+func quotedList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
+}
+
+// GroupSource is Source over one group alone (the experiment's ramp, or its
+// control ramp); "" is every group.
+func (p *Plan) GroupSource(v *Vars, seed int64, group string) (load.Source, []load.Group, error) {
+	if group == "" {
+		return p.Source(v, seed)
+	}
+	q := *p
+	q.Groups = nil
+	for _, g := range p.Groups {
+		if g.Name == group {
+			q.Groups = append(q.Groups, g)
+		}
+	}
+	if len(q.Groups) == 0 {
+		return nil, nil, fmt.Errorf("the plan has no group %q", group)
+	}
+	return q.Source(v, seed)
+}
