@@ -145,3 +145,23 @@ func TestSorted(t *testing.T) {
 		t.Errorf("Sorted changed its input: %+v", in)
 	}
 }
+
+func TestRecordRoundTrip(t *testing.T) {
+	for _, o := range []Outcome{
+		{Number: 1, HasExitCode: true, ExitCode: 0, CPUModel: epyc},
+		{Number: 2, HasExitCode: true, ExitCode: 2},
+		{Number: 3},
+	} {
+		d := Policy{}.Decide(o)
+		r := NewRecord(o, d, 4)
+		if got := r.Outcome(); got != o {
+			t.Errorf("record of %+v gives back %+v", o, got)
+		}
+		if r.Next != d.Next || r.Reason != d.Reason || r.RunAttempt != 4 {
+			t.Errorf("record %+v lost the decision %+v", r, d)
+		}
+		if (r.ExitCode == nil) == o.HasExitCode {
+			t.Errorf("record %+v: exit code null is %v, want %v", r, r.ExitCode == nil, !o.HasExitCode)
+		}
+	}
+}

@@ -12,7 +12,8 @@ import (
 )
 
 // The action's entrypoint splits its one args string, runs the command and
-// writes the verdict output from the exit code.
+// writes the verdict and exit-code outputs from the exit code, arguments it
+// cannot split included (a cannot-judge, so the attempts' rules see it).
 func TestActionEntrypoint(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -20,10 +21,14 @@ func TestActionEntrypoint(t *testing.T) {
 		args    []string
 		code    int
 		verdict string
+		out     string
 	}{
-		{"pass", []string{"version", ""}, exit.Pass, "pass"},
-		{"refused", []string{"release-note", "--base-file '" + filepath.Join(dir, "missing dir", "base.md") + "'"}, exit.CannotJudge, "cannot-judge"},
-		{"bad quoting", []string{"version", "'unterminated"}, exit.CannotJudge, ""},
+		{"pass", []string{"version", ""}, exit.Pass, "pass", "perfgate "},
+		{"refused", []string{"release-note", "--base-file '" + filepath.Join(dir, "missing dir", "base.md") + "'"}, exit.CannotJudge, "cannot-judge", ""},
+		{"bad quoting", []string{"version", "'unterminated"}, exit.CannotJudge, "cannot-judge", ""},
+		{"no command", []string{" ", ""}, exit.CannotJudge, "cannot-judge", ""},
+		{"too many words", []string{"version", "a", "b"}, exit.CannotJudge, "cannot-judge", ""},
+		{"a two-word command in the command input", []string{"attempts next", "--attempt 1 --exit-code 2 --cpu-model X --record ''"}, exit.Pass, "pass", "retry\ncannot judge on X"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			output := filepath.Join(dir, tc.name+".out")
@@ -35,11 +40,44 @@ func TestActionEntrypoint(t *testing.T) {
 				t.Fatalf("exit %d, want %d (%v)", got, tc.code, err)
 			}
 			b, _ := os.ReadFile(output)
-			switch {
-			case tc.verdict == "" && len(b) > 0:
-				t.Errorf("refused arguments wrote an output: %q", b)
-			case tc.verdict != "" && !strings.Contains(string(b), "verdict") || !strings.Contains(string(b), tc.verdict):
+			if !strings.Contains(string(b), "verdict<<") || !strings.Contains(string(b), "\n"+tc.verdict+"\n") {
 				t.Errorf("GITHUB_OUTPUT holds %q, want verdict %s", b, tc.verdict)
+			}
+			if !strings.Contains(string(b), "exit-code<<") || !strings.Contains(string(b), "\n"+string(rune('0'+tc.code))+"\n") {
+				t.Errorf("GITHUB_OUTPUT holds %q, want exit-code %d", b, tc.code)
+			}
+			if !strings.Contains(out.String(), tc.out) {
+				t.Errorf("stdout %q lacks %q", out.String(), tc.out)
+			}
+		})
+	}
+}
+
+// Outside a container, or for a command that needs no host network, the
+// action runs the command itself.
+func TestActionNeedsSibling(t *testing.T) {
+	old := selfContainer
+	t.Cleanup(func() { selfContainer = old })
+	tests := []struct {
+		name  string
+		words []string
+		self  string
+		env   map[string]string
+		want  bool
+	}{
+		{"run in a container", []string{"run", "--pairs", "2"}, "abc", nil, true},
+		{"services up in a container", []string{"services", "up"}, "abc", nil, true},
+		{"services plan needs no host", []string{"services", "plan"}, "abc", nil, false},
+		{"attempts next needs no host", []string{"attempts", "next"}, "abc", nil, false},
+		{"on a host", []string{"run"}, "", nil, false},
+		{"the sibling itself", []string{"run"}, "abc", map[string]string{"PERFGATE_SIBLING": "1"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			selfContainer = func() string { return tc.self }
+			s := &IO{Getenv: func(k string) string { return tc.env[k] }}
+			if got := needsSibling(s, tc.words); got != tc.want {
+				t.Errorf("needsSibling(%q) = %v, want %v", tc.words, got, tc.want)
 			}
 		})
 	}
