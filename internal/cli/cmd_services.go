@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/services"
 )
 
@@ -63,7 +64,7 @@ func (t *treeFlags) trees(name string) (services.Tree, services.Tree, error) {
 		if err != nil {
 			return services.Tree{}, services.Tree{}, fmt.Errorf("resolving --head %s: %w", t.head, err)
 		}
-		project = strings.ToLower(filepath.Base(abs))
+		project = services.SafeName(filepath.Base(abs))
 	}
 	mk := func(dir string) services.Tree {
 		return services.Tree{Dir: dir, Files: files, Seeds: seeds, Project: project, Profiles: t.profiles, Env: t.env}
@@ -108,7 +109,7 @@ func printPlan(w io.Writer, p *services.Plan) {
 	}
 	tw.Flush()
 	if p.Copied() {
-		fmt.Fprintf(w, "\nThe base's copies run as compose project %s on %s.\n", p.BaseProject, services.BaseHost)
+		fmt.Fprintf(w, "\nThe base's copies run as compose project %s on %s.\n", services.SafeName(p.Project)+"-<run id>"+services.BaseSuffix, services.BaseHost)
 		for _, m := range p.Moved {
 			fmt.Fprintf(w, "  %s: %s:%s/%s -> %s:%s\n", m.Service, m.From, m.Port, m.Protocol, services.BaseHost, m.Port)
 		}
@@ -122,7 +123,7 @@ func runServicesUp(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("services up", s)
 	var tf treeFlags
 	tf.register(fs)
-	runID := fs.String("run-id", "", "the run's id, set as label perfgate.run on everything started (default: generated)")
+	runID := fs.String("run-id", "", "the run's id, set as label perfgate.run on everything started and part of the project names (default: generated)")
 	logDir := fs.String("log-dir", filepath.Join("target", "perf-run", "services"), "where the resolved compose files and the services' logs go")
 	wait := fs.Duration("wait-timeout", 3*time.Minute, "how long to wait for every service to be healthy")
 	if err := parseFlags(fs, args); err != nil {
@@ -133,8 +134,9 @@ func runServicesUp(ctx context.Context, s *IO, args []string) error {
 		return err
 	}
 	if *runID == "" {
-		*runID = fmt.Sprintf("pg%d", time.Now().UnixNano())
+		*runID = gate.NewRunID()
 	}
+	fmt.Fprintf(s.Err, "run %s: remove its services with: perfgate services down --run-id %s\n", *runID, *runID)
 	start := time.Now()
 	p, err := services.Diff(ctx, head, base)
 	if err != nil {
@@ -142,7 +144,18 @@ func runServicesUp(ctx context.Context, s *IO, args []string) error {
 	}
 	p.WaitTimeout = *wait
 	printPlan(s.Out, p)
-	r, err := services.Up(ctx, p, *runID, *logDir)
+	// What a killed `perfgate run` of this checkout left holds its ports.
+	// Services this command started are not swept: they carry no owner,
+	// they are meant to outlive it.
+	checkout := gate.Checkout(head.Dir)
+	stale, err := services.DownStale(ctx, checkout, gate.OwnerGone)
+	for _, st := range stale {
+		fmt.Fprintf(s.Err, "services: removed run %s of this checkout, whose process is gone\n", st.RunID)
+	}
+	if err != nil {
+		return err
+	}
+	r, err := services.Up(ctx, p, services.Start{RunID: *runID, LogDir: *logDir, Checkout: checkout})
 	if err != nil {
 		return err
 	}

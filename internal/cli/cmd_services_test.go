@@ -61,7 +61,7 @@ func TestServicesPlanPrintsEachGroup(t *testing.T) {
 	for _, want := range []string{
 		"1      api       copied  api: mounted seed/data.txt content differs",
 		"2      node      shared  identical",
-		"compose project demo-perf-base on 127.0.0.2",
+		"compose project demo-<run id>-perf-base on 127.0.0.2",
 		"api: 127.0.0.1:18080/tcp -> 127.0.0.2:18080",
 	} {
 		if !strings.Contains(out, want) {

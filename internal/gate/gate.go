@@ -67,6 +67,9 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("making the output folder: %w", err)
 	}
+	if err := ClearReports(o.OutDir); err != nil {
+		return nil, err
+	}
 	base, head := o.Base, o.Head
 	ports, err := FreePorts(2)
 	if err != nil {
@@ -83,7 +86,17 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 
 	var srv *store.Server
 	if o.Store {
-		srv, err = store.Start(ctx, store.Options{Dir: filepath.Join(o.OutDir, "store"), Databases: []string{"perf_base", "perf_head"}, TLS: true})
+		storeDir := filepath.Join(o.OutDir, "store")
+		// A killed run's server died with it, but its data folder (and its
+		// private key) stayed behind.
+		removed, rerr := store.RemoveStale(storeDir, OwnerGone)
+		for _, d := range removed {
+			logf(o.Log, "store: removed %s, left by a run whose process is gone", d)
+		}
+		if rerr != nil {
+			return nil, rerr
+		}
+		srv, err = store.Start(ctx, store.Options{Dir: storeDir, Databases: []string{"perf_base", "perf_head"}, TLS: true, Owner: Owner()})
 		if err != nil {
 			return nil, exit.Refusef("starting the arms' PostgreSQL store: %w", err)
 		}
@@ -164,6 +177,18 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		return rep, fmt.Errorf("writing the job summary: %w", err)
 	}
 	return rep, f.Close()
+}
+
+// ClearReports removes an earlier run's report and summary from out: a run
+// interrupted before it writes its own must not leave them there for the
+// workflow to upload as this run's.
+func ClearReports(out string) error {
+	for _, f := range []string{ReportFile, SummaryFile} {
+		if err := os.Remove(filepath.Join(out, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("removing the earlier run's %s: %w", f, err)
+		}
+	}
+	return nil
 }
 
 // VerdictError maps a verdict to the error whose exit code it carries.

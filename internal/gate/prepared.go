@@ -56,7 +56,12 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	headDir := filepath.Join(pr.Target, contract.HeadArm)
 	pr.Out = pr.OutDir()
 	if pr.RunID == "" {
-		pr.RunID = "perfgate-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+		pr.RunID = NewRunID()
+	}
+	// Said first: a user whose run is killed needs it for `services down`.
+	logf(pr.Log, "run %s: its compose projects are labelled perfgate.run=%s (remove what a killed run left with: perfgate services down --run-id %s)", pr.RunID, pr.RunID, pr.RunID)
+	if err := ClearReports(pr.Out); err != nil {
+		return nil, err
 	}
 	choice, err := base.ReadFile(filepath.Join(baseDir, "base.md"))
 	if err != nil {
@@ -78,6 +83,16 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	var svc *services.Plan
 	if len(headC.Compose) > 0 || len(baseC.Compose) > 0 {
 		project := composeProject(pr.Repo)
+		checkout := Checkout(pr.Repo)
+		// A run of this checkout that was killed left its containers,
+		// networks and volumes: they hold ports and names this run needs.
+		stale, serr := services.DownStale(ctx, checkout, OwnerGone)
+		for _, st := range stale {
+			logf(pr.Log, "services: removed run %s of this checkout, whose process is gone (%d containers, networks and volumes)", st.RunID, len(st.What))
+		}
+		if serr != nil {
+			return nil, serr
+		}
 		svc, err = services.Diff(ctx,
 			services.Tree{Dir: pr.Repo, Files: headC.Compose, Seeds: headC.Seeds, Project: project},
 			services.Tree{Dir: filepath.Join(baseDir, contract.TreeDir), Files: baseC.Compose, Seeds: baseC.Seeds, Project: project})
@@ -85,7 +100,12 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 			return nil, err
 		}
 		logf(pr.Log, "services: %d group(s), base copies: %v", len(svc.Groups), svc.Copied())
-		running, err := services.Up(ctx, svc, pr.RunID, filepath.Join(pr.Out, "services"))
+		// Not :=, which would declare an err of this block and leave the
+		// deferred teardown's error out of what Run returns.
+		var running *services.Running
+		running, err = services.Up(ctx, svc, services.Start{
+			RunID: pr.RunID, LogDir: filepath.Join(pr.Out, "services"), Checkout: checkout, Owner: Owner(),
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -161,25 +181,35 @@ func armSpec(a *contract.Arm, port int, info report.Arm) ArmSpec {
 }
 
 // composeProject is the compose project name the checkout would get from
-// `docker compose`: its folder's name, lower-cased, [a-z0-9_-] only.
+// `docker compose`: its folder's name, lower-cased, [a-z0-9_-] only. The
+// run id is added when the services start.
 func composeProject(repo string) string {
 	abs, err := filepath.Abs(repo)
 	if err != nil {
 		abs = repo
 	}
-	name := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
-			return r
-		case r >= 'A' && r <= 'Z':
-			return r + 'a' - 'A'
-		}
-		return -1
-	}, filepath.Base(abs))
-	if name == "" {
-		name = "perfgate"
+	if name := services.SafeName(filepath.Base(abs)); name != "" {
+		return name
 	}
-	return name
+	return "perfgate"
+}
+
+// Checkout is the checkout's absolute path, links resolved: what the
+// perfgate.checkout label of its runs names.
+func Checkout(repo string) string {
+	abs, err := filepath.Abs(repo)
+	if err != nil {
+		return repo
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+// NewRunID is a fresh run id: "perfgate-" and the time in base 36.
+func NewRunID() string {
+	return "perfgate-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 }
 
 // headCommit is the commit the job checked out: Actions' GITHUB_SHA, else

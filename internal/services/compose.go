@@ -16,9 +16,15 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-// RunLabel marks every container, network and volume of a run, so that
-// teardown can prove nothing is left.
-const RunLabel = "perfgate.run"
+// Labels on every container, network and volume of a run. RunLabel lets
+// teardown prove nothing is left; CheckoutLabel and OwnerLabel let a later
+// run of the same checkout find what a killed one left, and whether the
+// process that started it is gone.
+const (
+	RunLabel      = "perfgate.run"
+	CheckoutLabel = "perfgate.checkout"
+	OwnerLabel    = "perfgate.owner"
+)
 
 // composeTool is the compose CLI of this machine: the v2 plugin when docker
 // has it, else the standalone docker-compose (Debian's is the Python 1.29).
@@ -80,36 +86,38 @@ func cleanEnv(env []string) []string {
 	return out
 }
 
-// headProject is the head's whole project, shared groups included.
-func (p *Plan) headProject(runID string) *types.Project {
+// headProject is the head's whole project, shared groups included, named
+// name (the head's project and the run id).
+func (p *Plan) headProject(name string, labels types.Labels) *types.Project {
 	src := p.head.project
 	out := *src
+	out.Name = name
 	out.Services = types.Services{}
-	for name, s := range src.Services {
-		out.Services[name] = labelled(s, runID)
+	for svc, s := range src.Services {
+		out.Services[svc] = labelled(s, labels)
 	}
-	out.Networks, out.Volumes = labelResources(src, runID, src.Name, src.Name)
+	out.Networks, out.Volumes = labelResources(src, labels, name, runSuffix(labels))
 	return &out
 }
 
 // baseProject holds the base's copy of each differing group, its published
 // ports moved to 127.0.0.2 and its resources renamed so nothing is shared
 // with the head's project by accident.
-func (p *Plan) baseProject(runID string) *types.Project {
+func (p *Plan) baseProject(name string, labels types.Labels) *types.Project {
 	src := p.base.project
 	out := *src
-	out.Name = p.BaseProject
+	out.Name = name
 	out.Services = types.Services{}
 	for _, g := range p.Groups {
 		if !g.Copied {
 			continue
 		}
-		for _, name := range g.Services {
-			s, ok := src.Services[name]
+		for _, svc := range g.Services {
+			s, ok := src.Services[svc]
 			if !ok {
 				continue
 			}
-			s = labelled(s, runID)
+			s = labelled(s, labels)
 			ports := make([]types.ServicePortConfig, len(s.Ports))
 			for i, port := range s.Ports {
 				if port.Published != "" && isMovable(port.HostIP) {
@@ -123,42 +131,39 @@ func (p *Plan) baseProject(runID string) *types.Project {
 			if s.ContainerName != "" {
 				s.ContainerName += BaseSuffix
 			}
-			out.Services[name] = s
+			out.Services[svc] = s
 		}
 	}
-	out.Networks, out.Volumes = labelResources(src, runID, src.Name, p.BaseProject)
+	out.Networks, out.Volumes = labelResources(src, labels, name, runSuffix(labels)+BaseSuffix)
 	return &out
 }
 
-func labelled(s types.ServiceConfig, runID string) types.ServiceConfig {
-	labels := types.Labels{}
-	for k, v := range s.Labels {
-		labels[k] = v
-	}
-	labels[RunLabel] = runID
-	s.Labels = labels
+// runSuffix is what a resource named in the compose file gets appended, so
+// two runs at once never share a network or a volume by its name.
+func runSuffix(labels types.Labels) string { return "-" + SafeName(labels[RunLabel]) }
+
+func labelled(s types.ServiceConfig, labels types.Labels) types.ServiceConfig {
+	s.Labels = withLabels(s.Labels, labels)
 	// Profiles were applied when loading: the written file runs what it holds.
 	s.Profiles = nil
 	return s
 }
 
 // labelResources labels the project's own networks and volumes and names
-// them after the project that creates them.
-func labelResources(src *types.Project, runID, from, to string) (types.Networks, types.Volumes) {
+// them after the project that creates them; one named in the file keeps its
+// name with suffix appended.
+func labelResources(src *types.Project, labels types.Labels, project, suffix string) (types.Networks, types.Volumes) {
 	rename := func(key, name string) string {
-		if name == "" || name == from+"_"+key {
-			return to + "_" + key
+		if name == "" || name == src.Name+"_"+key {
+			return project + "_" + key
 		}
-		if from == to {
-			return name
-		}
-		return name + BaseSuffix
+		return name + suffix
 	}
 	nets := types.Networks{}
 	for k, n := range src.Networks {
 		if !bool(n.External) {
 			n.Name = rename(k, n.Name)
-			n.Labels = withLabel(n.Labels, runID)
+			n.Labels = withLabels(n.Labels, labels)
 		}
 		nets[k] = n
 	}
@@ -166,19 +171,21 @@ func labelResources(src *types.Project, runID, from, to string) (types.Networks,
 	for k, v := range src.Volumes {
 		if !bool(v.External) {
 			v.Name = rename(k, v.Name)
-			v.Labels = withLabel(v.Labels, runID)
+			v.Labels = withLabels(v.Labels, labels)
 		}
 		vols[k] = v
 	}
 	return nets, vols
 }
 
-func withLabel(l types.Labels, runID string) types.Labels {
+func withLabels(l, add types.Labels) types.Labels {
 	out := types.Labels{}
 	for k, v := range l {
 		out[k] = v
 	}
-	out[RunLabel] = runID
+	for k, v := range add {
+		out[k] = v
+	}
 	return out
 }
 

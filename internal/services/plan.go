@@ -23,9 +23,10 @@ const BaseHost = "127.0.0.2"
 // Plan says which services both arms share and which the base gets a copy of.
 type Plan struct {
 	Groups []Group
-	// Project is the head's compose project; BaseProject the base copy's.
-	Project     string
-	BaseProject string
+	// Project is the trees' compose project name; a run's projects are
+	// ProjectName(Project, run id) for the head and that + BaseSuffix for
+	// the base copy.
+	Project string
 	// Moved lists the base copy's published ports moved to 127.0.0.2.
 	Moved []MovedPort
 	// WaitTimeout bounds Up's wait for health (default 3 minutes).
@@ -80,7 +81,7 @@ func Diff(ctx context.Context, head, base Tree) (*Plan, error) {
 		return nil, err
 	}
 	project := hl.project.Name
-	p := &Plan{Project: project, BaseProject: project + BaseSuffix, head: hl, base: bl, WaitTimeout: 3 * time.Minute}
+	p := &Plan{Project: project, head: hl, base: bl, WaitTimeout: 3 * time.Minute}
 
 	cache := newContentCache(ctx)
 	for _, comp := range components(hl.project, bl.project) {

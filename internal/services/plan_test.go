@@ -246,7 +246,7 @@ func TestRealProjectShapes(t *testing.T) {
 				t.Fatalf("changed %s: copied %v, want [%s]; plan %+v", change, got, group, p.Groups)
 			}
 			// Both resolved files are what the compose tool of this machine accepts.
-			for _, proj := range []*types.Project{p.headProject("r1"), p.baseProject("r1")} {
+			for _, proj := range []*types.Project{p.headProject(ProjectName(p.Project, "r1"), types.Labels{RunLabel: "r1"}), p.baseProject(ProjectName(p.Project, "r1")+BaseSuffix, types.Labels{RunLabel: "r1"})} {
 				composeAccepts(t, proj)
 			}
 		})

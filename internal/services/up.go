@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/compose-spec/compose-go/v2/types"
+
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
@@ -39,46 +41,95 @@ type StartedProject struct {
 // cancelled mid-start must still remove what it started.
 const teardownTimeout = 2 * time.Minute
 
+// Start says how Up starts a plan.
+type Start struct {
+	// RunID labels everything started (perfgate.run) and is part of both
+	// project names, so two runs of checkouts that share a folder name
+	// never meet.
+	RunID string
+	// LogDir receives the resolved compose files and the logs; relative
+	// paths are made absolute (the compose CLI runs in the file's folder).
+	LogDir string
+	// Checkout is the checkout the run belongs to (perfgate.checkout):
+	// a later run of it finds and removes what a killed one left.
+	Checkout string
+	// Owner names the process that owns the run (perfgate.owner), so that
+	// a later run can tell whether it is gone. Empty for services meant to
+	// outlive their starter (`perfgate services up`): never swept.
+	Owner string
+}
+
+// ProjectName is the compose project of a run: the tree's project and the
+// run id, in the characters every compose CLI keeps.
+func ProjectName(project, runID string) string {
+	return SafeName(project) + "-" + SafeName(runID)
+}
+
+// SafeName lower-cases s and keeps [a-z0-9_-], as docker-compose 1.29
+// does with a project name (it drops the rest silently; the v2 plugin and
+// compose-go refuse them).
+func SafeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return -1
+	}, s)
+}
+
 // Up starts the head's project (every head service, the shared groups
 // included), then the base's copy of the differing groups as
-// `<project>-perf-base` on 127.0.0.2, and waits until every container is
-// healthy (or, without a health check, answers on its published ports).
-// On any failure, cancellation included, it tears down before returning.
-func Up(ctx context.Context, p *Plan, runID, logDir string) (*Running, error) {
-	if runID == "" || strings.ContainsAny(runID, " =,") {
-		return nil, exit.Refusef("run id %q: give a non-empty id without spaces, '=' or ','", runID)
+// `<project>-<run id>-perf-base` on 127.0.0.2, and waits until every
+// container is healthy (or, without a health check, answers on its
+// published ports). On any failure, cancellation included, it tears down
+// before returning.
+func Up(ctx context.Context, p *Plan, st Start) (*Running, error) {
+	runID := st.RunID
+	if runID == "" || strings.ContainsAny(runID, " =,") || SafeName(runID) == "" {
+		return nil, exit.Refusef("run id %q: give a non-empty id of letters, digits, '-' or '_'", runID)
 	}
 	t, err := findCompose(ctx)
 	if err != nil {
 		return nil, exit.Refuse(err)
 	}
+	// docker-compose 1.29 runs in the file's folder and resolves -f from
+	// there: a relative log folder would name a file that is not there.
+	logDir, err := filepath.Abs(st.LogDir)
+	if err != nil {
+		return nil, fmt.Errorf("resolving the services' log folder %s: %w", st.LogDir, err)
+	}
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return nil, fmt.Errorf("making the services' log folder %s: %w", logDir, err)
 	}
+	labels := types.Labels{RunLabel: runID}
+	if st.Checkout != "" {
+		labels[CheckoutLabel] = st.Checkout
+	}
+	if st.Owner != "" {
+		labels[OwnerLabel] = st.Owner
+	}
 	start := time.Now()
 	r := &Running{RunID: runID, tool: t, logDir: logDir}
+	headName := ProjectName(p.Project, runID)
 	projects := []struct {
 		name string
-		proj func() ([]byte, []string, error)
+		proj func() *types.Project
 	}{
-		{p.Project, func() ([]byte, []string, error) {
-			hp := p.headProject(runID)
-			b, err := resolvedYAML(hp)
-			return b, serviceNames(hp), err
-		}},
+		{headName, func() *types.Project { return p.headProject(headName, labels) }},
 	}
 	if p.Copied() {
+		baseName := headName + BaseSuffix
 		projects = append(projects, struct {
 			name string
-			proj func() ([]byte, []string, error)
-		}{p.BaseProject, func() ([]byte, []string, error) {
-			bp := p.baseProject(runID)
-			b, err := resolvedYAML(bp)
-			return b, serviceNames(bp), err
-		}})
+			proj func() *types.Project
+		}{baseName, func() *types.Project { return p.baseProject(baseName, labels) }})
 	}
 	for _, pr := range projects {
-		body, names, err := pr.proj()
+		proj := pr.proj()
+		body, err := resolvedYAML(proj)
 		if err != nil {
 			return nil, r.abort(ctx, err)
 		}
@@ -86,7 +137,7 @@ func Up(ctx context.Context, p *Plan, runID, logDir string) (*Running, error) {
 		if err := os.WriteFile(file, body, 0o644); err != nil {
 			return nil, r.abort(ctx, fmt.Errorf("writing %s: %w", file, err))
 		}
-		r.Projects = append(r.Projects, StartedProject{Name: pr.name, File: file, Services: names})
+		r.Projects = append(r.Projects, StartedProject{Name: pr.name, File: file, Services: serviceNames(proj)})
 	}
 	// The two projects share nothing, so they start side by side: the
 	// compose CLI's own start-up is most of the wait on a busy runner.

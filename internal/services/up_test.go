@@ -87,7 +87,7 @@ func newDockerTrees(t *testing.T, headData, baseData string, extraEnv ...string)
 func runUp(t *testing.T, ctx context.Context, p *Plan, runID string) (*Running, error) {
 	t.Helper()
 	t.Cleanup(func() { assertGone(t, runID) })
-	r, err := Up(ctx, p, runID, t.TempDir())
+	r, err := Up(ctx, p, Start{RunID: runID, LogDir: t.TempDir()})
 	if r != nil {
 		t.Cleanup(func() {
 			if err := r.Down(context.Background()); err != nil {
@@ -186,7 +186,7 @@ func TestUpGivesTheBaseItsOwnCopyOfWhatDiffers(t *testing.T) {
 		t.Fatalf("Down: %v", err)
 	}
 	t.Logf("down: %s", time.Since(downStart).Round(time.Millisecond))
-	if _, err := os.Stat(filepath.Join(r.LogDir(), p.BaseProject, "api-1.log")); err != nil {
+	if _, err := os.Stat(filepath.Join(r.LogDir(), r.Projects[1].Name, "api-1.log")); err != nil {
 		t.Errorf("the base copy's api log was not kept: %v", err)
 	}
 	if left, _ := Leftovers(context.Background(), runID); len(left) > 0 {

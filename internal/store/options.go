@@ -31,6 +31,11 @@ type Options struct {
 	// {"autovacuum": "off"}. Those Start owns (addresses, port, sockets,
 	// TLS, authentication, data dir) are refused.
 	Settings map[string]string
+	// Owner names the process the server belongs to, written to an owner
+	// file in its runtime folder, so that RemoveStale, called by a later
+	// run, can tell a folder a killed run left from a live one. Empty: no
+	// owner file, never removed by RemoveStale.
+	Owner string
 }
 
 // dbName is what Start accepts as a database name: a lower-case SQL

@@ -173,6 +173,16 @@ func (s *Server) makeDirs() error {
 	if err := errors.Join(s.user.own(rt), s.user.own(s.sockDir)); err != nil {
 		return err
 	}
+	if s.opts.Owner != "" {
+		for _, d := range []string{rt, s.dir} {
+			if d == s.dir && !s.ownDir {
+				continue // the caller's folder: its logs stay for the report
+			}
+			if err := os.WriteFile(filepath.Join(d, ownerFile), []byte(s.opts.Owner+"\n"), 0o600); err != nil {
+				return fmt.Errorf("writing the store's owner file: %w", err)
+			}
+		}
+	}
 	return nil
 }
 

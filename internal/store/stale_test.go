@@ -1,0 +1,133 @@
+package store
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// holdEnv makes the test binary a process that holds a server until it is
+// killed: a run that never gets to Stop.
+const holdEnv = "STORE_TEST_HOLD_DIR"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(holdEnv); dir != "" {
+		holdServer(dir)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func holdServer(dir string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s, err := Start(ctx, Options{Dir: dir, Settings: quiet(), Owner: pidOwner(os.Getpid())})
+	if err != nil {
+		fmt.Println("failed", err)
+		os.Exit(1)
+	}
+	fmt.Println("ready", s.PID())
+	<-ctx.Done() // killed long before
+	_ = s.Stop()
+}
+
+// pidOwner and pidGone are the tests' owner: a pid alone, enough on a
+// machine where the test holds every pid it names.
+func pidOwner(pid int) string { return "pid:" + strconv.Itoa(pid) }
+
+func pidGone(owner string) bool {
+	pid, err := strconv.Atoi(strings.TrimPrefix(owner, "pid:"))
+	if err != nil {
+		return false
+	}
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err != nil || strings.Contains(string(st), ") Z ")
+}
+
+// runtimeOf finds the runtime folder whose owner file names owner, under
+// dir or the temp folder.
+func runtimeOf(t *testing.T, dir, owner string) string {
+	t.Helper()
+	for _, root := range []string{dir, os.TempDir()} {
+		found, _ := filepath.Glob(filepath.Join(root, runtimePrefix+"*", ownerFile))
+		for _, f := range found {
+			if b, err := os.ReadFile(f); err == nil && strings.TrimSpace(string(b)) == owner {
+				return filepath.Dir(f)
+			}
+		}
+	}
+	t.Fatalf("no runtime folder owned by %s under %s or %s", owner, dir, os.TempDir())
+	return ""
+}
+
+// A run killed with SIGKILL runs no Stop: its server dies by its death
+// signal, but its runtime folder (data dir, private key) stays. The next
+// run's RemoveStale removes it, and leaves a live run's folder and a folder
+// without an owner alone.
+func TestRemoveStaleAfterAKilledRun(t *testing.T) {
+	dir := serverDir(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), holdEnv+"="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if !strings.HasPrefix(line, "ready ") {
+		t.Fatalf("the holding process: %q %v", line, err)
+	}
+	postmaster, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "ready ")))
+	killed := runtimeOf(t, dir, pidOwner(cmd.Process.Pid))
+
+	live := startServer(t, Options{Dir: dir, Settings: quiet(), Owner: pidOwner(os.Getpid())})
+	liveRuntime := runtimeOf(t, dir, pidOwner(os.Getpid()))
+	unowned := filepath.Join(dir, runtimePrefix+"unowned")
+	if err := os.Mkdir(unowned, 0o700); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	for end := time.Now().Add(20 * time.Second); pidAlive(postmaster) && time.Now().Before(end); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if pidAlive(postmaster) {
+		t.Fatalf("the killed run's postmaster %d outlived it", postmaster)
+	}
+	if _, err := os.Stat(filepath.Join(killed, "data")); err != nil {
+		t.Fatalf("the killed run's data dir is already gone (%v): nothing to test", err)
+	}
+
+	removed, err := RemoveStale(dir, pidGone)
+	if err != nil {
+		t.Fatalf("RemoveStale: %v", err)
+	}
+	if len(removed) != 1 || removed[0] != killed {
+		t.Errorf("removed %v, want [%s]", removed, killed)
+	}
+	if _, err := os.Stat(killed); !os.IsNotExist(err) {
+		t.Errorf("the killed run's runtime folder %s is still there: %v", killed, err)
+	}
+	for _, keep := range []string{liveRuntime, unowned} {
+		if _, err := os.Stat(keep); err != nil {
+			t.Errorf("RemoveStale removed %s: %v", keep, err)
+		}
+	}
+	if _, err := Commits(context.Background(), live.DSN("postgres"), "postgres"); err != nil {
+		t.Errorf("the live server after RemoveStale: %v", err)
+	}
+}
