@@ -17,6 +17,8 @@ type RepoView struct {
 	Latest     []Run
 	Trends     []Trend
 	Models     []ModelStat
+	// Learn is the rule that marks models, for the page to say why.
+	Learn Learn
 }
 
 // Trend is one metric's ratios, oldest run first.
@@ -26,7 +28,7 @@ type Trend struct {
 }
 
 func (s *service) Repository(ctx context.Context, repo string) (RepoView, error) {
-	v := RepoView{Repository: repo}
+	v := RepoView{Repository: repo, Learn: s.cfg.Learn}
 	var err error
 	if v.Latest, err = s.st.Latest(ctx, repo, 20); err != nil {
 		return v, err
