@@ -4,44 +4,32 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/exit"
 )
 
-func TestPositions(t *testing.T) {
-	src := `top = 1 # comment with [brackets] and key = 2
-"quoted.key" = 'x'
-[a.b]
-c = """
-fake = 1
-[fake]
-"""
-d = [
-  1,
-  { e = 2, 'f.g' = 3 },
-]
-[[arr]]
-x = 1
-[[arr]]
-y = { z = "}" }
-[arr.sub]
-w = 'it''s'
-[[arr.list]]
-v = 1
-[[arr]]
-`
-	p := scanPositions(src)
-	for path, want := range map[string]int{
-		"top": 1, "quoted.key": 2, "a": 3, "a/b": 3, "a/b/c": 4, "a/b/d": 8, "a/b/d/0": 9, "a/b/d/1": 10,
-		"a/b/d/1/e": 10, "a/b/d/1/f.g": 10, "arr/0": 12, "arr/0/x": 13, "arr/1": 14, "arr/1/y/z": 15,
-		"arr/1/sub": 16, "arr/1/sub/w": 17, "arr/1/list/0": 18, "arr/1/list/0/v": 19, "arr/2": 20,
-	} {
-		if got := p.line(strings.Split(path, "/")); got != want {
-			t.Errorf("%s: line %d, want %d", path, got, want)
-		}
+// TestDeepPlanRefused: a plan of 3,200 nested inline tables (19 KB) took
+// 42 s and 505 MB to read; it is now refused at once, naming its line,
+// before the TOML library (whose time grows with the square of the
+// nesting) sees it.
+func TestDeepPlanRefused(t *testing.T) {
+	src := "[[group]]\nname = \"a\"\npath = \"/\"\nexpect = 200\nheaders = " +
+		strings.Repeat("{b = ", 3200) + "1" + strings.Repeat("}", 3200) + "\n"
+	began := time.Now()
+	_, err := Parse("perf/plan.toml", []byte(src))
+	took := time.Since(began)
+	if err == nil || exit.Code(err) != exit.CannotJudge {
+		t.Fatalf("a plan nested 3,200 deep: %v", err)
 	}
-	for _, absent := range []string{"fake", "a/b/fake"} {
-		if _, ok := p.lines[pathKey(strings.Split(absent, "/"))]; ok {
-			t.Errorf("%s was recorded from inside a multi-line string", absent)
-		}
+	if want := "perf/plan.toml:5: keys and values nest more than 16 levels deep here"; !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("refusal %q, want it to start %q", err, want)
+	}
+	if took > time.Second {
+		t.Fatalf("refusing it took %s", took)
+	}
+	if p, err := Parse("perf/plan.toml", []byte("[[group]]\nname = \"a\"\npath = \"/\"\nexpect = [200]\nheaders = { A = \"b\" }\n")); err != nil || p.Line("group", "0", "headers", "A") != 5 {
+		t.Fatalf("a plain plan: %v", err)
 	}
 }
 
