@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/load"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/run"
 )
 
 func init() {
@@ -44,6 +45,12 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 	}
 	if *target == "" {
 		return exit.Refusef("perfgate load: --target is missing; write --target http://127.0.0.1:8080")
+	}
+	// Checked before the plan, so a target perfgate cannot use is refused
+	// with its own message, and credentials in it are never printed.
+	u, _, err := load.ParseTarget(*target)
+	if err != nil {
+		return exit.Refusef("perfgate load --target: %w", err)
 	}
 	if *rate < 0 || *duration < 0 {
 		return exit.Refusef("perfgate load: --rate and --duration must be positive; write --rate 20 --duration 60s")
@@ -79,6 +86,11 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 		}
 		l.Duration = *duration
 	}
+	// The flags replace the plan's numbers: check them against the plan's
+	// limits (max_rate, data a refusing source must hold) as parse did.
+	if err := p.CheckLoad(l); err != nil {
+		return err
+	}
 	a := load.Attack{Target: *target, CAFile: *caFile, Source: src, Groups: groups, Warmup: l.Warmup,
 		Duration: l.MeasuredDuration(), ServerTiming: p.ServerTiming}
 	if len(l.Stages) == 0 {
@@ -113,26 +125,38 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 	if err := load.WriteSummary(s.Out, meta, r); err != nil {
 		return fmt.Errorf("writing the summary: %w", err)
 	}
+	notes, ths := run.LoadNotes(src), run.LoadThresholds(p, r)
+	verdict := run.WriteLoadVerdict(s.Out, notes, ths)
 	if *out != "" {
-		if err := writeLoadReport(*out, meta, r); err != nil {
+		if err := writeLoadReport(*out, meta, r, append(notes, run.ThresholdLines(ths)...)); err != nil {
 			return err
 		}
 	}
 	switch {
 	case r.Canceled:
 		return exit.Refusef("perfgate load: canceled after %s; the figures above are partial", time.Since(began).Round(time.Millisecond))
+	case r.Schedule.OutOfSockets > 0:
+		return exit.Refusef("perfgate load: the generator ran out of sockets: %d of %d arrivals were not sent (its open-file limit is too low "+
+			"or its local ports ran out); cannot judge: raise the limit (ulimit -n) or lower --rate", r.Schedule.OutOfSockets, r.Schedule.Intended)
 	case r.Schedule.Dropped > 0:
 		return exit.Refusef("perfgate load: the generator could not hold %.1f arrivals/s (%d of %d dropped); lower --rate or give the generator a core of its own",
 			r.Schedule.Offered, r.Schedule.Dropped, r.Schedule.Intended)
 	}
-	return nil
+	if why := r.NoAnswer(); why != "" {
+		if tls := r.Total().Errors[load.KindTLS]; tls > 0 && u.Scheme == "https" && *caFile == "" {
+			why += "; the target is https and no --ca-file was given, so only the system's CAs are trusted: pass --ca-file with the CA that signed its certificate (or use http:// if it speaks plain HTTP)"
+		}
+		return exit.Refusef("perfgate load: %s; cannot judge", why)
+	}
+	return verdict
 }
 
-func writeLoadReport(path string, meta load.ReportMeta, r *load.Result) error {
+func writeLoadReport(path string, meta load.ReportMeta, r *load.Result, notes []string) error {
 	rep, err := load.NewReport(meta, r)
 	if err != nil {
 		return fmt.Errorf("building the load report: %w", err)
 	}
+	rep.Notes = notes
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("writing the load report: %w", err)

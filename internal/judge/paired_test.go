@@ -179,8 +179,8 @@ func TestThresholdsJudged(t *testing.T) {
 		{"p90 at its limit fails", Threshold{Line: 40, Metric: "p90", Group: "search", Side: "client", BelowMS: 150, Value: 150, Samples: 100}, true, "threshold (plan line 40): p90 of group search is 150 ms"},
 		{"a percentile with no answer fails", Threshold{Metric: "p99", Side: "server", BelowMS: 20}, true, "p99 of all groups (server side) has no answer as planned"},
 		{"success at its minimum", Threshold{Metric: "success", Side: "client", Min: 0.99, Value: 0.99, Samples: 1000}, false, "99 %"},
-		{"success under it fails", Threshold{Metric: "success", Group: "item", Side: "client", Min: 0.99, Value: 0.985, Samples: 1000}, true, "group item is 98.5 % over 1000 requests, must be at least 99 %"},
-		{"under reaches its share", Threshold{Metric: "under", Side: "client", BelowMS: 50, Min: 0.9, Value: 0.95, Samples: 10}, false, "under 50 ms is 95 %"},
+		{"success under it fails", Threshold{Metric: "success", Group: "item", Side: "client", Min: 0.99, Value: 0.985, Samples: 1000}, true, "success of group item (answered as planned) is 98.5 % over 1000 requests, must be at least 99 %"},
+		{"under reaches its share", Threshold{Metric: "under", Side: "client", BelowMS: 50, Min: 0.9, Value: 0.95, Samples: 10}, false, "the share of all groups answered under 50 ms is 95 %"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,9 +1,6 @@
 package judge
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // The kinds of threshold a plan can set besides a percentile ("p90").
 const (
@@ -42,35 +39,31 @@ type ThresholdResult struct {
 // nothing was measured against is not met.
 func JudgeThreshold(t Threshold) ThresholdResult {
 	r := ThresholdResult{Threshold: t}
-	what := t.Metric
+	subject := "all groups"
 	if t.Group != "" {
-		what += " of group " + t.Group
-	} else {
-		what += " of all groups"
+		subject = "group " + t.Group
 	}
+	side := ""
 	if t.Side == "server" {
-		what += " (server side)"
+		side = " (server side)"
 	}
 	where := ""
 	if t.Line > 0 {
 		where = fmt.Sprintf(" (plan line %d)", t.Line)
 	}
 	switch t.Metric {
-	case ThresholdSuccess, ThresholdUnder:
+	case ThresholdSuccess:
 		r.Fail = t.Samples == 0 || t.Value < t.Min-eps
-		limit := "at least " + pct(t.Min)
-		if t.Metric == ThresholdUnder {
-			what = fmt.Sprintf("the share of %s under %s ms", strings.TrimPrefix(what, "under of "), num(t.BelowMS))
-		} else {
-			what = "the share answered as planned, " + strings.TrimPrefix(what, "success of ")
-		}
-		r.Says = fmt.Sprintf("threshold%s: %s is %s over %d requests, must be %s", where, what, pct(t.Value), t.Samples, limit)
+		r.Says = fmt.Sprintf("threshold%s: success of %s (answered as planned) is %s over %d requests, must be at least %s", where, subject, pct(t.Value), t.Samples, pct(t.Min))
+	case ThresholdUnder:
+		r.Fail = t.Samples == 0 || t.Value < t.Min-eps
+		r.Says = fmt.Sprintf("threshold%s: the share of %s answered under %s ms%s is %s over %d requests, must be at least %s", where, subject, num(t.BelowMS), side, pct(t.Value), t.Samples, pct(t.Min))
 	default:
 		r.Fail = t.Samples == 0 || t.Value >= t.BelowMS-eps
 		if t.Samples == 0 {
-			r.Says = fmt.Sprintf("threshold%s: %s has no answer as planned to measure, must be under %s ms", where, what, num(t.BelowMS))
+			r.Says = fmt.Sprintf("threshold%s: %s of %s%s has no answer as planned to measure, must be under %s ms", where, t.Metric, subject, side, num(t.BelowMS))
 		} else {
-			r.Says = fmt.Sprintf("threshold%s: %s is %s ms over %d answers, must be under %s ms", where, what, num(t.Value), t.Samples, num(t.BelowMS))
+			r.Says = fmt.Sprintf("threshold%s: %s of %s%s is %s ms over %d answers, must be under %s ms", where, t.Metric, subject, side, num(t.Value), t.Samples, num(t.BelowMS))
 		}
 	}
 	return r

@@ -29,6 +29,9 @@ type Report struct {
 	Total     GroupReport      `json:"total"`
 	Groups    []GroupReport    `json:"groups"`
 	Halves    [2][]GroupReport `json:"halves"`
+	// Notes are the run's remarks: a data source that ran out and repeated
+	// values (a primed cache), each [[threshold]] with its outcome.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // ReportKind names the report's kind, for readers handed an unknown file.
@@ -52,6 +55,8 @@ type ScheduleReport struct {
 	Dropped     uint64      `json:"dropped"`
 	Canceled    uint64      `json:"canceled"`
 	Lateness    *HistReport `json:"lateness,omitempty"`
+	// OutOfSockets is Schedule.OutOfSockets; absent when none.
+	OutOfSockets uint64 `json:"out_of_sockets,omitempty"`
 }
 
 // GroupReport is GroupStats in JSON.
@@ -92,7 +97,7 @@ func NewReport(meta ReportMeta, r *Result) (*Report, error) {
 	}
 	s := r.Schedule
 	rep.Schedule = ScheduleReport{Offered: s.Offered, Achieved: s.Achieved, Intended: s.Intended, Sent: s.Sent,
-		Late: s.Late, LateAfterMS: float64(LateAfter) / 1e6, Dropped: s.Dropped, Canceled: s.Canceled}
+		Late: s.Late, LateAfterMS: float64(LateAfter) / 1e6, Dropped: s.Dropped, Canceled: s.Canceled, OutOfSockets: s.OutOfSockets}
 	var err error
 	if rep.Schedule.Lateness, err = histReport(s.Lateness); err != nil {
 		return nil, fmt.Errorf("encoding the lateness histogram: %w", err)
@@ -179,7 +184,7 @@ func (rep *Report) Result() (*Result, error) {
 	r := &Result{Start: rep.Started, Measured: time.Duration(rep.MeasuredS * 1e9), Canceled: rep.Canceled}
 	s := rep.Schedule
 	r.Schedule = Schedule{Offered: s.Offered, Achieved: s.Achieved, Intended: s.Intended, Sent: s.Sent,
-		Late: s.Late, Dropped: s.Dropped, Canceled: s.Canceled}
+		Late: s.Late, Dropped: s.Dropped, Canceled: s.Canceled, OutOfSockets: s.OutOfSockets}
 	var err error
 	if r.Schedule.Lateness, err = decodeHist(s.Lateness); err != nil {
 		return nil, fmt.Errorf("reading the lateness histogram: %w", err)

@@ -23,13 +23,25 @@ type armRun struct {
 	peak     int64
 	tx0, tx  int64
 	groups   []load.Group
+	src      load.Source
 	progress progressCell
 }
+
+// pairOut is what one pair gives the gate beyond its two phases: the
+// head's whole result, for the thresholds, and the data sources' notes.
+type pairOut struct {
+	head  *load.Result
+	notes []string
+}
+
+// noter is a request source that can say a data file ran out and repeated
+// values (a primed cache); plan.RequestSource is one.
+type noter interface{ Notes() []string }
 
 // pair drives both arms at once from one schedule: the same requests, the
 // leading arm's arrivals on the grid and the other's half an interval
 // after, so neither always finds the runner fresh. The lead alternates.
-func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, err error) {
+func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, out pairOut, err error) {
 	ab := c.Plan.AB
 	lead, follow := c.Base, c.Head
 	if i%2 == 1 {
@@ -45,9 +57,9 @@ func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, err e
 	for k, r := range runs {
 		src, groups, err := c.Plan.PairSource(c.Vars, c.Seed, i, ab.Pairs)
 		if err != nil {
-			return base, head, err
+			return base, head, out, err
 		}
-		r.groups = groups
+		r.groups, r.src = groups, src
 		attacks[k] = load.Attack{
 			Target:       r.arm.URL,
 			CAFile:       r.arm.CAFile,
@@ -84,19 +96,19 @@ func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, err e
 	wg.Wait()
 	stopProgress()
 	if windowErr != nil {
-		return base, head, windowErr
+		return base, head, out, windowErr
 	}
 	for _, r := range runs {
 		if r.err != nil {
-			return base, head, exit.Refusef("pair %d, %s arm: %w", i+1, r.arm.Name, r.err)
+			return base, head, out, exit.Refusef("pair %d, %s arm: %w", i+1, r.arm.Name, r.err)
 		}
 		if r.res.Canceled {
-			return base, head, exit.Refusef("pair %d was interrupted after %s of its measured window; a cut phase is not judged: %w",
+			return base, head, out, exit.Refusef("pair %d was interrupted after %s of its measured window; a cut phase is not judged: %w",
 				i+1, r.res.Measured.Round(time.Second), context.Cause(ctx))
 		}
 	}
 	if err := c.closeWindow(ctx, runs); err != nil {
-		return base, head, err
+		return base, head, out, err
 	}
 	withStore := c.Base.Commits != nil && c.Head.Commits != nil
 	for _, r := range runs {
@@ -105,10 +117,16 @@ func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, err e
 			base = ph
 		} else {
 			head = ph
+			out.head = r.res
+		}
+		if n, ok := r.src.(noter); ok {
+			for _, note := range n.Notes() {
+				out.notes = append(out.notes, fmt.Sprintf("pair %d, %s: %s", i+1, r.arm.Name, note))
+			}
 		}
 	}
 	c.logf("pair %d/%d: base p50 %s, head p50 %s", i+1, ab.Pairs, total(runs, c.Base.Name), total(runs, c.Head.Name))
-	return base, head, nil
+	return base, head, out, nil
 }
 
 func (c *Config) openWindow(ctx context.Context, at time.Time, runs []*armRun) error {

@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/internal/arms"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/load"
 	"github.com/perfgate/perfgate/internal/plan"
 )
 
@@ -75,7 +76,7 @@ func Gate(ctx context.Context, c Config) (*Result, error) {
 	died := make(chan error, 1)
 	go c.watch(ctx, cancel, died)
 
-	res := &Result{Input: judge.Input{Tolerance: c.Plan.Tolerance}}
+	res := &Result{Input: judge.Input{Tolerance: c.Plan.Tolerance, Rule: c.Plan.Rule}}
 	if c.Plan.AB.Idle > 0 {
 		idle, err := c.idle(ctx)
 		if err != nil {
@@ -85,11 +86,14 @@ func Gate(ctx context.Context, c Config) (*Result, error) {
 	}
 	// A metric is judged when every phase of both arms has it.
 	seen := map[string]int{}
+	var heads []*load.Result
 	for i := 0; i < c.Plan.AB.Pairs; i++ {
-		base, head, err := c.pair(ctx, i)
+		base, head, out, err := c.pair(ctx, i)
 		if err != nil {
 			return nil, firstErr(died, err)
 		}
+		heads = append(heads, out.head)
+		res.Input.Notes = append(res.Input.Notes, out.notes...)
 		res.Input.Base = append(res.Input.Base, base)
 		res.Input.Head = append(res.Input.Head, head)
 		res.Leads = append(res.Leads, base.Lead)
@@ -104,6 +108,11 @@ func Gate(ctx context.Context, c Config) (*Result, error) {
 		everywhere[id] = n == 2*c.Plan.AB.Pairs
 	}
 	res.Input.Metrics = metricList(c.Plan, everywhere)
+	names := make([]string, len(c.Plan.Groups))
+	for i, g := range c.Plan.Groups {
+		names[i] = g.Name
+	}
+	res.Input.Thresholds = Thresholds(c.Plan.Thresholds, pooled(heads), names)
 	return res, nil
 }
 
