@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -112,6 +113,10 @@ func TestLoadCommandRefuses(t *testing.T) {
 		{"remote target", []string{"--plan", good, "--target", "http://192.0.2.7:8080", "--var", "api_token=x"}, "not loopback"},
 		{"duration with stages", []string{"--plan", staged, "--target", "http://127.0.0.1:1", "--duration", "5s"}, "drop --duration"},
 		{"stray argument", []string{"--plan", good, "extra"}, "unexpected argument"},
+		{"port 0", []string{"--plan", good, "--target", "http://127.0.0.1:0", "--var", "api_token=x"}, "port 0 is not one a server can listen on"},
+		{"port 65536", []string{"--plan", good, "--target", "http://127.0.0.1:65536", "--var", "api_token=x"}, "port 65536 is not one"},
+		{"credentials in the target", []string{"--plan", good, "--target", "http://u:pw-in-url@127.0.0.1:8080", "--var", "api_token=x"},
+			"carries credentials"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
@@ -119,8 +124,58 @@ func TestLoadCommandRefuses(t *testing.T) {
 			if exit.Code(err) != exit.CannotJudge || !strings.Contains(errb.String(), tc.want) {
 				t.Errorf("exit %d, stderr %q; want exit 2 with %q", exit.Code(err), errb.String(), tc.want)
 			}
+			if strings.Contains(out.String()+errb.String(), "pw-in-url") {
+				t.Errorf("the target's password was printed: %q", out.String()+errb.String())
+			}
 		})
 	}
+}
+
+// TestLoadCommandNoAnswer: a run in which no request got an answer
+// measured no target, so it exits 2 saying why, never 0.
+func TestLoadCommandNoAnswer(t *testing.T) {
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(plain.Close)
+	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(tlsSrv.Close)
+	planPath := writePlan(t, loadPlan)
+	for _, tc := range []struct {
+		name, target string
+		want         []string
+	}{
+		{"nothing listening", "http://" + closedPortAddr(t), []string{"no request of 10 got an answer (10 x connection refused)", "nothing listens"}},
+		{"https without --ca-file", tlsSrv.URL, []string{"10 x tls", "no --ca-file was given", "pass --ca-file"}},
+		{"https to a plain HTTP target", strings.Replace(plain.URL, "http:", "https:", 1), []string{"10 x tls", "use http://"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			err := RunIO(context.Background(), []string{"load", "--plan", planPath, "--target", tc.target, "--rate", "10",
+				"--duration", "1s", "--warmup", "0s", "--var", "api_token=x"}, &IO{Out: &out, Err: &errb})
+			if exit.Code(err) != exit.CannotJudge {
+				t.Fatalf("exit %d, want 2; stderr %q", exit.Code(err), errb.String())
+			}
+			for _, w := range append(tc.want, "cannot judge") {
+				if !strings.Contains(errb.String(), w) {
+					t.Errorf("stderr %q lacks %q", errb.String(), w)
+				}
+			}
+			if !strings.Contains(out.String(), "schedule: offered 10.0/s") {
+				t.Errorf("no summary printed:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// closedPortAddr is a loopback address nothing listens on.
+func closedPortAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
 }
 
 // TestLoadCommandCanceled is Ctrl-C: the command stops at once, still

@@ -226,6 +226,7 @@ func (t *attacker) run(ctx context.Context) {
 	if t.stopped.IsZero() && ctx.Err() != nil {
 		t.stopped = time.Now()
 	}
+	t.sched.overdue(t.stopped)
 }
 
 // sleepUntil waits for an arrival's intended time; false when canceled.

@@ -40,6 +40,11 @@ func newRecorder(a *Attack, origin time.Time) *recorder {
 }
 
 func (rc *recorder) add(h *hit) {
+	if h.kind == hitDone && h.errKind == KindOutOfSockets {
+		// The generator could not open a socket: the arrival was never
+		// sent, and the failure is the generator's, not the target's.
+		h.kind = hitDropped
+	}
 	if rc.a.observe != nil {
 		rc.a.observe(rc.origin, h) // a model's stages (model.go)
 	}
@@ -53,6 +58,9 @@ func (rc *recorder) add(h *hit) {
 	switch h.kind {
 	case hitDropped:
 		s.Dropped++
+		if h.errKind == KindOutOfSockets {
+			s.OutOfSockets++
+		}
 		return
 	case hitCanceled:
 		s.Sent++

@@ -8,6 +8,19 @@ import (
 	"syscall"
 )
 
+// The error kinds a report counts failures by; errorKind picks one.
+const (
+	KindRefused      = "connection refused"
+	KindReset        = "connection reset"
+	KindTimeout      = "timeout"
+	KindTLS          = "tls"
+	KindClosed       = "closed by target"
+	KindMalformed    = "malformed response"
+	KindOutOfSockets = "generator out of sockets"
+	KindConnect      = "connect"
+	KindOther        = "other"
+)
+
 // errorKind names a transport failure with one of a few fixed kinds, so a
 // report's error table stays short however many requests fail.
 func errorKind(err error) string {
@@ -15,23 +28,23 @@ func errorKind(err error) string {
 	var ne net.Error
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
+		return KindRefused
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
-		return "connection reset"
+		return KindReset
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return "timeout"
+		return KindTimeout
 	case errors.As(err, &tlsErr):
-		return "tls"
+		return KindTLS
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return "closed by target"
+		return KindClosed
 	case errors.Is(err, errMalformed):
-		return "malformed response"
+		return KindMalformed
 	case errors.Is(err, syscall.EADDRNOTAVAIL), errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
-		return "generator out of sockets"
+		return KindOutOfSockets
 	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
-		return "connect"
+		return KindConnect
 	}
-	return "other"
+	return KindOther
 }

@@ -197,9 +197,15 @@ type Schedule struct {
 	Intended uint64                  // arrivals due in the measured window
 	Sent     uint64                  // of those, sent
 	Late     uint64                  // of those sent, sent LateAfter or more after their intended time
-	Dropped  uint64                  // never sent: later than MaxLateness, or canceled before sending
+	Dropped  uint64                  // never sent: later than MaxLateness, canceled before sending, or no socket
 	Canceled uint64                  // sent but abandoned when the attack was canceled
 	Lateness *hdrhistogram.Histogram // µs from intended to actual send, every sent arrival
+
+	// OutOfSockets counts, among Dropped, the arrivals the generator could
+	// open no connection for: its own open-file limit (EMFILE, ENFILE) or
+	// local ports (EADDRNOTAVAIL). The generator's fault, not the target's
+	// errors, so a run with any cannot be judged.
+	OutOfSockets uint64
 }
 
 // LateAfter is the lateness from which a sent arrival counts as late.

@@ -25,8 +25,11 @@ func WriteSummary(w io.Writer, meta ReportMeta, r *Result) error {
 	}
 	fmt.Fprintf(&b, "; send lateness p50 %s p99 %s max %s\n",
 		fmtDur(NearestRank(s.Lateness, 50)), fmtDur(NearestRank(s.Lateness, 99)), fmtDur(NearestRank(s.Lateness, 100)))
-	if s.Dropped > 0 {
-		fmt.Fprintf(&b, "WARNING: %d arrivals could not be sent on time and were dropped: the generator did not hold the offered rate\n", s.Dropped)
+	if s.OutOfSockets > 0 {
+		fmt.Fprintf(&b, "WARNING: %d arrivals were not sent: the generator ran out of sockets (its open-file limit, ulimit -n, or its local ports)\n", s.OutOfSockets)
+	}
+	if late := s.Dropped - s.OutOfSockets; late > 0 {
+		fmt.Fprintf(&b, "WARNING: %d arrivals could not be sent on time and were dropped: the generator did not hold the offered rate\n", late)
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "group\trequests\tsuccess\tp50\tp90\tp95\tp99\tmax\tserver p50\tserver p99\t")

@@ -8,32 +8,69 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
 
-// endpointFor resolves the attack's target once, so no request pays for a
-// name lookup, and refuses anything but loopback: perfgate drives arms it
-// started on the same runner and never sends load across a network.
-func endpointFor(ctx context.Context, a *Attack, timeout time.Duration) (*endpoint, error) {
-	u, err := url.Parse(a.Target)
+// ParseTarget checks a target's base URL before anything runs and returns
+// it with its port: http or https, a host, a port a server can listen on
+// (1-65535), no query or fragment, and no credentials. Its messages never
+// repeat credentials: a URL with some is named without its user part.
+func ParseTarget(raw string) (u *url.URL, port string, err error) {
+	u, err = url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("target %q: want a base URL such as http://127.0.0.1:8080", a.Target)
+		return nil, "", fmt.Errorf("target %q: want a base URL such as http://127.0.0.1:8080", safeURL(raw))
+	}
+	if u.User != nil {
+		// Credentials in the URL would be neither sent (the engine writes
+		// its own requests) nor kept out of the summary and report.
+		bare := *u
+		bare.User = nil
+		return nil, "", fmt.Errorf("target %s: the URL carries credentials (user:password@ before the host), which perfgate would neither send "+
+			"nor keep secret; drop them from the URL and send them in a header with a secret variable: in the plan, "+
+			"[vars] creds = { secret = true } and in each group headers = { Authorization = \"Basic {creds}\" }", bare.String())
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("target %q: drop the query or fragment; request paths come from the plan", a.Target)
+		return nil, "", fmt.Errorf("target %q: drop the query or fragment; request paths come from the plan", raw)
 	}
-	var port string
 	switch u.Scheme {
 	case "http":
 		port = "80"
 	case "https":
 		port = "443"
 	default:
-		return nil, fmt.Errorf("target %q: scheme must be http or https", a.Target)
+		return nil, "", fmt.Errorf("target %q: scheme must be http or https", raw)
 	}
 	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, "", fmt.Errorf("target %q: port %s is not one a server can listen on; write the target's port, from 1 to 65535, e.g. http://127.0.0.1:8080", raw, p)
+		}
 		port = p
+	} else if strings.HasSuffix(u.Host, ":") {
+		return nil, "", fmt.Errorf("target %q: the port after the colon is missing; write e.g. http://127.0.0.1:8080", raw)
+	}
+	return u, port, nil
+}
+
+// safeURL is raw without anything between "//" and "@", for a message
+// about a URL that did not even parse.
+func safeURL(raw string) string {
+	if i := strings.Index(raw, "//"); i >= 0 {
+		if j := strings.LastIndex(raw, "@"); j > i {
+			return raw[:i+2] + "…@" + raw[j+1:]
+		}
+	}
+	return raw
+}
+
+// endpointFor resolves the attack's target once, so no request pays for a
+// name lookup, and refuses anything but loopback: perfgate drives arms it
+// started on the same runner and never sends load across a network.
+func endpointFor(ctx context.Context, a *Attack, timeout time.Duration) (*endpoint, error) {
+	u, port, err := ParseTarget(a.Target)
+	if err != nil {
+		return nil, err
 	}
 	host := u.Hostname()
 	ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
