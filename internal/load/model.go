@@ -27,6 +27,22 @@ type Model interface {
 	drive(ctx context.Context, a *Attack, split *splitter) (*Result, error)
 }
 
+// Shard is one of several generators sharing one schedule from a shared
+// Attack.Start: shard Index of Of sends every Of-th arrival (open loop),
+// or runs every Of-th worker, user or client, counting from Index. The
+// zero value is the whole schedule.
+type Shard struct{ Index, Of int }
+
+// mine says whether arrival, worker, user or client n is this shard's.
+func (s Shard) mine(n int) bool { return s.Of <= 1 || n%s.Of == s.Index }
+
+func (s Shard) check() error {
+	if s.Of < 0 || s.Of > 0 && (s.Index < 0 || s.Index >= s.Of) {
+		return fmt.Errorf("shard %d/%d: the index runs from 0 to %d", s.Index, s.Of, max(s.Of-1, 0))
+	}
+	return nil
+}
+
 // span is one stage on the run's clock: warm-up from begin, measured from
 // begin+warm for length.
 type span struct {
@@ -66,18 +82,23 @@ type StageResult struct {
 	Length  time.Duration
 	Warmup  time.Duration // the stage's own warm-up before Start
 	Sent    uint64        // measured requests sent (finished or abandoned)
-	Groups  []*GroupStats // index = Request.Group
+	// Completed counts the expected answers that finished inside the
+	// measured window, whenever they were sent: the rate the target served
+	// at, where the groups count what the window's own arrivals got.
+	Completed uint64
+	Groups    []*GroupStats // index = Request.Group
 }
 
 // Total merges the stage's groups.
 func (s *StageResult) Total() *GroupStats { return Merge(s.Groups) }
 
-// Throughput is the stage's expected answers per second.
+// Throughput is the expected answers per second that finished inside the
+// stage's measured window.
 func (s *StageResult) Throughput() float64 {
 	if s.Length <= 0 {
 		return 0
 	}
-	return float64(s.Total().Expected) / s.Length.Seconds()
+	return float64(s.Completed) / s.Length.Seconds()
 }
 
 // SendRate is the stage's requests sent per second.
@@ -206,6 +227,15 @@ func (s *splitter) observe(origin time.Time, h *hit) {
 	if h.kind == hitDropped {
 		return
 	}
+	g := max(h.group, 0)
+	var want []int
+	if g < len(s.expect) {
+		want = s.expect[g]
+	}
+	ok := h.kind == hitDone && isExpected(want, h.status) && h.errKind == ""
+	if j, in := s.stageOf(h.done.Sub(origin)); ok && in {
+		s.stages[j].Completed++
+	}
 	i, measured := s.stageOf(h.intended.Sub(origin))
 	if i < 0 || !measured {
 		return
@@ -215,15 +245,9 @@ func (s *splitter) observe(origin time.Time, h *hit) {
 	if h.kind != hitDone {
 		return
 	}
-	g := max(h.group, 0)
 	for g >= len(st.Groups) {
 		st.Groups = append(st.Groups, &GroupStats{Name: fmt.Sprintf("group %d", len(st.Groups))})
 	}
-	var want []int
-	if g < len(s.expect) {
-		want = s.expect[g]
-	}
-	ok := isExpected(want, h.status) && h.errKind == ""
 	st.Groups[g].add(h, ok)
 
 	sec := int(h.done.Sub(origin) / time.Second)

@@ -22,6 +22,7 @@ type Clients struct {
 	Throughput       float64 // total requests/s over all clients; 0 = as fast as they can
 	Warmup, Duration time.Duration
 	AbortOnError     bool
+	Shard            Shard
 }
 
 func (m *Clients) spans() ([]span, error) {
@@ -42,6 +43,9 @@ func (m *Clients) StartOf(i int) time.Duration {
 }
 
 func (m *Clients) drive(ctx context.Context, a *Attack, split *splitter) (*Result, error) {
+	if err := m.Shard.check(); err != nil {
+		return nil, err
+	}
 	d, err := newDriver(ctx, a, split)
 	if err != nil {
 		return nil, err
@@ -78,6 +82,9 @@ func (m *Clients) drive(ctx context.Context, a *Attack, split *splitter) (*Resul
 		interval = time.Duration(float64(m.Clients) / m.Throughput * 1e9)
 	}
 	for i := range m.Clients {
+		if !m.Shard.mine(i) {
+			continue
+		}
 		start := d.origin.Add(m.StartOf(i))
 		d.start(func() {
 			var c *conn

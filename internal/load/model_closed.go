@@ -14,6 +14,7 @@ import (
 type ClosedLoop struct {
 	Levels           []int // concurrency per stage, for example 1, 2, 4, 8
 	Warmup, Duration time.Duration
+	Shard            Shard
 }
 
 // Doubling is 1, 2, 4, ... up to and including max (max itself last when it
@@ -46,6 +47,9 @@ func (m *ClosedLoop) spans() ([]span, error) {
 }
 
 func (m *ClosedLoop) drive(ctx context.Context, a *Attack, split *splitter) (*Result, error) {
+	if err := m.Shard.check(); err != nil {
+		return nil, err
+	}
 	d, err := newDriver(ctx, a, split)
 	if err != nil {
 		return nil, err
@@ -60,6 +64,9 @@ func (m *ClosedLoop) drive(ctx context.Context, a *Attack, split *splitter) (*Re
 			}
 			end := d.origin.Add(s.end())
 			for w := 0; w < int(s.level); w++ {
+				if !m.Shard.mine(w) {
+					continue
+				}
 				d.start(func() { d.worker(ctx, end) })
 			}
 		}

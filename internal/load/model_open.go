@@ -14,6 +14,7 @@ import (
 // ramp for the knee; ramp, plateau, spike and recovery are four stages).
 type OpenLoop struct {
 	Stages []OpenStage
+	Shard  Shard
 }
 
 // OpenStage is one stage of an OpenLoop.
@@ -52,8 +53,20 @@ func (m *OpenLoop) drive(ctx context.Context, a *Attack, split *splitter) (*Resu
 		rs = append(rs, RateStage{Target: st.From, Duration: 0}, RateStage{Target: st.From, Duration: st.Warmup},
 			RateStage{Target: st.To, Duration: st.Duration})
 	}
+	if err := m.Shard.check(); err != nil {
+		return nil, err
+	}
 	b := *a
 	b.Pacer = NewStagedPacer(m.Stages[0].From, rs)
+	if m.Shard.Of > 1 {
+		// Arrival n of this shard is arrival Index + n*Of of the whole
+		// schedule; Pace(0, k) is arrival k's offset from the origin.
+		full, sh := b.Pacer, m.Shard
+		b.Pacer = PacerFunc(func(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+			due, stop := full.Pace(0, uint64(sh.Index)+hits*uint64(sh.Of))
+			return due - elapsed, stop
+		})
+	}
 	if b.Start.IsZero() {
 		b.Start = time.Now()
 	}

@@ -21,6 +21,7 @@ type Population struct {
 	Think            time.Duration
 	Warmup, Duration time.Duration
 	Seed             uint64 // seeds the think times
+	Shard            Shard
 }
 
 // Offered is the rate the users ask for while nothing makes them wait:
@@ -40,12 +41,18 @@ func (m *Population) spans() ([]span, error) {
 }
 
 func (m *Population) drive(ctx context.Context, a *Attack, split *splitter) (*Result, error) {
+	if err := m.Shard.check(); err != nil {
+		return nil, err
+	}
 	d, err := newDriver(ctx, a, split)
 	if err != nil {
 		return nil, err
 	}
 	end := d.origin.Add(split.spans[0].end())
 	for i := range m.Users {
+		if !m.Shard.mine(i) {
+			continue
+		}
 		join := d.origin.Add(time.Duration(int64(m.Think) * int64(i) / int64(m.Users)))
 		rng := rand.New(rand.NewPCG(m.Seed, uint64(i)))
 		d.start(func() { d.user(ctx, join, end, m.Think, rng) })
