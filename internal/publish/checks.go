@@ -106,41 +106,23 @@ func (c *Client) CompleteCheck(ctx context.Context, owner, repo string, opts Com
 	}
 	first, rest := splitBatch(annotations)
 
-	run, err := c.findCheckRun(ctx, owner, repo, opts.SHA, opts.Name)
+	// The run to complete is the one in progress, or a new one when there
+	// is none (the start was never published) or only an earlier verdict:
+	// a finished run is never rewritten, a newer one supersedes it.
+	id, err := c.StartCheck(ctx, owner, repo, StartCheckOptions{SHA: opts.SHA, Name: opts.Name, DetailsURL: details})
 	if err != nil {
 		return 0, err
 	}
-	now := &github.Timestamp{Time: time.Now()}
-	var id int64
-	if run == nil || run.GetStatus() == "completed" {
-		// No run yet (the start was never published), or an earlier
-		// verdict: a finished run is never rewritten, a new one supersedes it.
-		created, _, err := c.gh.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
-			Name:        opts.Name,
-			HeadSHA:     opts.SHA,
-			DetailsURL:  optional(details),
-			Status:      github.String("completed"),
-			Conclusion:  github.String(conclusion),
-			CompletedAt: now,
-			Output:      output(first),
-		})
-		if err != nil {
-			return 0, failed(err, checksPermission, "creating completed check run %q on %s", opts.Name, opts.SHA)
-		}
-		id = created.GetID()
-	} else {
-		id = run.GetID()
-		_, _, err := c.gh.Checks.UpdateCheckRun(ctx, owner, repo, id, github.UpdateCheckRunOptions{
-			Name:        opts.Name,
-			DetailsURL:  optional(details),
-			Status:      github.String("completed"),
-			Conclusion:  github.String(conclusion),
-			CompletedAt: now,
-			Output:      output(first),
-		})
-		if err != nil {
-			return 0, failed(err, checksPermission, "completing check run %q (%d) on %s", opts.Name, id, opts.SHA)
-		}
+	_, _, err = c.gh.Checks.UpdateCheckRun(ctx, owner, repo, id, github.UpdateCheckRunOptions{
+		Name:        opts.Name,
+		DetailsURL:  optional(details),
+		Status:      github.String("completed"),
+		Conclusion:  github.String(conclusion),
+		CompletedAt: &github.Timestamp{Time: time.Now()},
+		Output:      output(first),
+	})
+	if err != nil {
+		return id, failed(err, checksPermission, "completing check run %q (%d) on %s", opts.Name, id, opts.SHA)
 	}
 	for sent := len(first); len(rest) > 0; {
 		var batch []*github.CheckRunAnnotation

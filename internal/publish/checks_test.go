@@ -363,3 +363,50 @@ func TestRateLimitsSurfaceDistinctly(t *testing.T) {
 		})
 	}
 }
+
+func TestCompletionRetriedAfterARateLimit(t *testing.T) {
+	f := newFakeGitHub(t)
+	c := f.client()
+	ctx := context.Background()
+	target := prTarget("perfgate")
+	if err := c.CheckInProgress(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	secondary := fakeFailure{Method: "PATCH", Status: http.StatusForbidden, Fixture: "error_secondary_rate_limit.json", Header: map[string]string{"Retry-After": "1"}}
+	f.fail(secondary)
+	o := verdict.Outcome{Word: verdict.WordRegression, Summary: "slow", Annotations: annotations(120)}
+	err := c.CheckCompleted(ctx, target, o)
+	if !errors.Is(err, ErrRateLimited) || !strings.Contains(err.Error(), "completing check run") {
+		t.Fatalf("err = %v, want a rate limit while completing", err)
+	}
+	// go-github itself refuses further calls until then; the caller waits.
+	var rl *RateLimitedError
+	if !errors.As(err, &rl) {
+		t.Fatalf("err = %v, not a RateLimitedError", err)
+	}
+	if time.Until(rl.RetryAt()) > 2*time.Second {
+		t.Fatalf("retry at %v, want within Retry-After's second", rl.RetryAt())
+	}
+	time.Sleep(time.Until(rl.RetryAt()) + 50*time.Millisecond)
+	// The run stayed in progress: the retry completes that same run.
+	if err := c.CheckCompleted(ctx, target, o); err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+	runs := f.runsOn(headSHA)
+	if len(runs) != 1 || runs[0].Conclusion != "failure" || len(runs[0].Annotations) != 120 {
+		t.Fatalf("runs = %d, first %s with %d annotations; want one failure with 120", len(runs), runs[0].Conclusion, len(runs[0].Annotations))
+	}
+
+	// Refused half-way through the annotations: the error says how far it got.
+	f2 := newFakeGitHub(t)
+	c2 := f2.client()
+	if err := c2.CheckInProgress(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	// The completion passes; the first further update is refused.
+	f2.fail(fakeFailure{Method: "PATCH", Skip: 1, Status: http.StatusForbidden, Fixture: "error_resource_not_accessible.json"})
+	err = c2.CheckCompleted(ctx, target, o)
+	if err == nil || !strings.Contains(err.Error(), "adding annotations 51-100 of 120") {
+		t.Fatalf("err = %v, want it to name the batch", err)
+	}
+}

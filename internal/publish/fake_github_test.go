@@ -90,6 +90,7 @@ type fakeRelease struct {
 // an error instead.
 type fakeFailure struct {
 	Method, PathSuffix string
+	Skip               int // matching requests let through first
 	Status             int
 	Header             map[string]string
 	Fixture            string
@@ -149,6 +150,10 @@ func (f *fakeGitHub) middleware(next http.Handler) http.Handler {
 		var fail *fakeFailure
 		for i, ff := range f.failures {
 			if ff.Method == r.Method && strings.HasSuffix(r.URL.Path, ff.PathSuffix) {
+				if ff.Skip > 0 {
+					f.failures[i].Skip--
+					break
+				}
 				fail = &ff
 				f.failures = slices.Delete(f.failures, i, i+1)
 				break

@@ -90,9 +90,11 @@ func (c *Client) releaseByTag(ctx context.Context, owner, repo, tag string) (*gi
 // replacing what an earlier call put there, or appended at the end.
 func withReleaseLine(body, line string) string {
 	block := releaseLineStart + "\n" + line + "\n" + releaseLineEnd
-	if start := strings.Index(body, releaseLineStart); start >= 0 {
-		if end := strings.Index(body[start:], releaseLineEnd); end >= 0 {
-			return body[:start] + block + body[start+end+len(releaseLineEnd):]
+	// The start nearest before the first end: a start marker someone left
+	// without its end must not make the edit swallow the notes after it.
+	if end := strings.Index(body, releaseLineEnd); end >= 0 {
+		if start := strings.LastIndex(body[:end], releaseLineStart); start >= 0 {
+			return body[:start] + block + body[end+len(releaseLineEnd):]
 		}
 	}
 	if strings.TrimSpace(body) == "" {

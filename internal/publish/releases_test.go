@@ -19,6 +19,7 @@ func TestReleaseLineWrittenOnce(t *testing.T) {
 		{"notes kept", "## What's changed\n* faster search\n", false, "## What's changed\n* faster search\n\n" + block},
 		{"earlier line replaced", "notes\n\n" + releaseLineStart + "\nPerformance gate: compared with v1.2.0; regression.\n" + releaseLineEnd + "\n\nmore notes",
 			false, "notes\n\n" + block + "\n\nmore notes"},
+		{"a start marker without its end", "notes\n" + releaseLineStart + "\nkept text", false, "notes\n" + releaseLineStart + "\nkept text\n\n" + block},
 		{"draft release", "draft notes", true, "draft notes\n\n" + block},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
