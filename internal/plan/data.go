@@ -127,17 +127,38 @@ func zipfCDF(n int, s float64) []float64 {
 	return cdf
 }
 
+// MaxBodyBytes is the largest request body a plan may name (docs/plan.md):
+// perfgate holds each body in memory for the whole run, and no HTTP
+// service's request needs more to be measured.
+const MaxBodyBytes = 16 << 20
+
+// bodyFiles holds each body file read while parsing one plan, by its path:
+// groups naming one file share its bytes, read once.
+type bodyFiles map[string]string
+
 func (ps *parser) readBody(g *Group, key []string) {
 	g.bodyPath = g.BodyFile
 	if !filepath.IsAbs(g.bodyPath) {
 		g.bodyPath = filepath.Join(ps.dir, g.BodyFile)
 	}
-	b, err := readRegular(g.bodyPath, 64<<20)
+	if body, ok := ps.bodies[g.bodyPath]; ok {
+		g.Body = body
+		return
+	}
+	if st, err := os.Stat(g.bodyPath); err == nil && st.Mode().IsRegular() && st.Size() > MaxBodyBytes {
+		ps.at(key, "", "body file %s holds %d bytes, over the %d MiB limit of a request body; send a smaller body (perfgate holds each body in memory for the run)", g.bodyPath, st.Size(), MaxBodyBytes>>20)
+		return
+	}
+	body, err := readRegularString(g.bodyPath, MaxBodyBytes)
 	if err != nil {
 		ps.at(key, "", "cannot read body file %s (%v); write body_file = a path relative to the plan's folder, or the body inline as body = '...'", g.bodyPath, err)
 		return
 	}
-	g.Body = string(b)
+	if ps.bodies == nil {
+		ps.bodies = bodyFiles{}
+	}
+	ps.bodies[g.bodyPath] = body
+	g.Body = body
 }
 
 // drawer hands out one part's values for one run.
@@ -207,20 +228,36 @@ func (d *drawer) note(name, stage string) string {
 // at most limit bytes: a plan naming /dev/zero or a FIFO must not hang or
 // exhaust the runner.
 func readRegular(path string, limit int64) ([]byte, error) {
+	s, err := readRegularString(path, limit)
+	return []byte(s), err
+}
+
+// readRegularString is readRegular into a string of exactly the file's
+// size, with no second copy, for files held for the whole run.
+func readRegularString(path string, limit int64) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
+		return "", fmt.Errorf("%s is not a regular file", path)
 	}
 	if st.Size() > limit {
-		return nil, fmt.Errorf("%s holds %d bytes, over the limit of %d", path, st.Size(), limit)
+		return "", fmt.Errorf("%s holds %d bytes, over the limit of %d", path, st.Size(), limit)
 	}
-	return io.ReadAll(io.LimitReader(f, limit))
+	var b strings.Builder
+	b.Grow(int(st.Size()))
+	// One byte past the limit tells a file that grew since Stat.
+	if _, err := io.Copy(&b, io.LimitReader(f, limit+1)); err != nil {
+		return "", err
+	}
+	if int64(b.Len()) > limit {
+		return "", fmt.Errorf("%s grew past the limit of %d bytes while being read", path, limit)
+	}
+	return b.String(), nil
 }

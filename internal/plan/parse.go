@@ -30,10 +30,11 @@ const (
 
 type parser struct {
 	problems
-	file string
-	dir  string
-	pos  *positions
-	p    *Plan
+	file   string
+	dir    string
+	pos    *positions
+	p      *Plan
+	bodies bodyFiles
 }
 
 func parse(path string, data []byte) (*Plan, error) {

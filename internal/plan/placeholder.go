@@ -28,37 +28,43 @@ func isIdent(s string) bool {
 	return true
 }
 
+// parseTemplate cuts s at its placeholders. Literal segments are slices of
+// s, never copies, so a large body (a body_file) is held once however many
+// groups name it.
 func parseTemplate(s string) template {
 	var t template
-	var lit strings.Builder
+	lit := 0 // start of the literal text not yet in t
+	flush := func(end int) {
+		if end > lit {
+			t = append(t, segment{lit: s[lit:end]})
+		}
+	}
 	for i := 0; i < len(s); {
 		if s[i] != '{' {
-			lit.WriteByte(s[i])
 			i++
 			continue
 		}
 		if strings.HasPrefix(s[i:], "{{") {
 			if end := strings.Index(s[i+2:], "}}"); end >= 0 && isIdent(s[i+2:i+2+end]) {
-				lit.WriteString("{" + s[i+2:i+2+end] + "}")
+				// {{name}} is the literal {name}: the slice without the
+				// outer braces.
+				flush(i)
+				t = append(t, segment{lit: s[i+1 : i+3+end]})
 				i += end + 4
+				lit = i
 				continue
 			}
 		}
 		if end := strings.IndexByte(s[i+1:], '}'); end >= 0 && isIdent(s[i+1:i+1+end]) {
-			if lit.Len() > 0 {
-				t = append(t, segment{lit: lit.String()})
-				lit.Reset()
-			}
+			flush(i)
 			t = append(t, segment{name: s[i+1 : i+1+end]})
 			i += end + 2
+			lit = i
 			continue
 		}
-		lit.WriteByte(s[i])
 		i++
 	}
-	if lit.Len() > 0 {
-		t = append(t, segment{lit: lit.String()})
-	}
+	flush(len(s))
 	return t
 }
 

@@ -89,6 +89,7 @@ func (p *Plan) newSource(v *Vars, seed int64, part, parts int) (*RequestSource, 
 		dataIdx[d.Name] = i
 	}
 	s := &RequestSource{weight: p.Load.Order == "weight", data: p.Data}
+	staticBodies := map[string][]byte{}
 	for gi, g := range p.Groups {
 		c := compiled{method: g.Method, group: gi}
 		var err error
@@ -99,11 +100,17 @@ func (p *Plan) newSource(v *Vars, seed int64, part, parts int) (*RequestSource, 
 				return nil
 			}
 			var out template
+			var lits []string // literal text waiting to become one segment
+			flush := func() {
+				out = appendLit(out, lits)
+				lits = lits[:0]
+			}
 			for _, seg := range t {
 				switch {
 				case seg.name == "":
-					out = appendLit(out, seg.lit)
+					lits = append(lits, seg.lit)
 				case hasIdx(dataIdx, seg.name):
+					flush()
 					seg.src = dataIdx[seg.name]
 					seg.inPath = inPath
 					uses[seg.src] = true
@@ -117,9 +124,10 @@ func (p *Plan) newSource(v *Vars, seed int64, part, parts int) (*RequestSource, 
 					if inPath {
 						val = targetSafe(val)
 					}
-					out = appendLit(out, val)
+					lits = append(lits, val)
 				}
 			}
+			flush()
 			return out
 		}
 		c.path = bind(parseTemplate(g.Path), "path")
@@ -136,7 +144,21 @@ func (p *Plan) newSource(v *Vars, seed int64, part, parts int) (*RequestSource, 
 			}
 		}
 		if len(c.uses) == 0 {
+			// Groups sending one body (one body_file) share its bytes:
+			// each distinct body is copied into a request once.
+			body := c.body.fill(nil) // a lone literal: the plan's own string
+			bodyT := c.body
+			c.body = nil
 			r := c.render(nil)
+			c.body = bodyT
+			if body != "" {
+				b, ok := staticBodies[body]
+				if !ok {
+					b = []byte(body)
+					staticBodies[body] = b
+				}
+				r.Body = b
+			}
 			c.static = &r
 		}
 		s.groups = append(s.groups, c)
@@ -163,15 +185,23 @@ func (p *Plan) newSource(v *Vars, seed int64, part, parts int) (*RequestSource, 
 
 func hasIdx(m map[string]int, k string) bool { _, ok := m[k]; return ok }
 
-func appendLit(t template, s string) template {
-	if s == "" {
+// appendLit adds literal pieces as one segment, joined once: a lone piece
+// stays the slice it is (a body file's bytes are not copied), and many
+// pieces cost one allocation, not one per piece.
+func appendLit(t template, pieces []string) template {
+	var lit string
+	switch len(pieces) {
+	case 0:
+		return t
+	case 1:
+		lit = pieces[0]
+	default:
+		lit = strings.Join(pieces, "")
+	}
+	if lit == "" {
 		return t
 	}
-	if n := len(t); n > 0 && t[n-1].name == "" {
-		t[n-1].lit += s
-		return t
-	}
-	return append(t, segment{lit: s})
+	return append(t, segment{lit: lit})
 }
 
 // render builds a request; vals holds this request's draw from each data
