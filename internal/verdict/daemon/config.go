@@ -1,0 +1,162 @@
+// Package daemon is perfgate-verdictd's command line: serve (the default),
+// migrate and token add, with every flag also read from the environment
+// (PERFGATE_VERDICTD_<FLAG>, a flag on the command line winning). The main
+// in cmd/perfgate-verdictd only calls Main.
+package daemon
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/attempts"
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/verdict"
+	"github.com/perfgate/perfgate/internal/verdict/db"
+	"github.com/perfgate/perfgate/internal/verdict/httpapi"
+)
+
+// EnvPrefix starts the environment variable of each flag.
+const EnvPrefix = "PERFGATE_VERDICTD_"
+
+// IO is what the command reads and writes.
+type IO struct {
+	Out, Err io.Writer
+	Getenv   func(string) string
+}
+
+func (s IO) env(name string) string {
+	if s.Getenv == nil {
+		return ""
+	}
+	return s.Getenv(name)
+}
+
+// config is everything serve reads.
+type config struct {
+	listen       string
+	store        db.Options
+	maxBody      int64
+	issuer       string
+	audience     string
+	allow        map[int64]string
+	reads        string
+	stallProne   string
+	maxRetries   int
+	learn        verdict.Learn
+	logLevel     string
+	shutdown     time.Duration
+	githubAPI    string
+	appID        int64
+	installation int64
+	keyFile      string
+}
+
+// allowList is the repeatable --allow-repo flag.
+type allowList map[int64]string
+
+func (a allowList) String() string {
+	var parts []string
+	for id, name := range a {
+		parts = append(parts, fmt.Sprintf("%s=%d", name, id))
+	}
+	return strings.Join(parts, ",")
+}
+
+func (a allowList) Set(v string) error {
+	for _, one := range strings.Split(v, ",") {
+		if one = strings.TrimSpace(one); one != "" {
+			if err := httpapi.ParseAllow(one, a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// storeFlags are the flags every subcommand that opens the store takes.
+func storeFlags(fs *flag.FlagSet, o *db.Options) {
+	fs.StringVar(&o.DataDir, "data", "verdictd-data", "the `folder` of the embedded SQLite store (verdictd.sqlite, WAL)")
+	fs.StringVar(&o.DatabaseURL, "database-url", "", "a PostgreSQL `URL` (postgres://...) instead of SQLite, for several replicas")
+}
+
+func serveFlags(fs *flag.FlagSet, c *config) {
+	c.allow = map[int64]string{}
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:8088", "the `address` to serve on")
+	storeFlags(fs, &c.store)
+	fs.Int64Var(&c.maxBody, "max-body", httpapi.DefaultMaxBody, "the largest request body in `bytes` (413 past it)")
+	fs.StringVar(&c.issuer, "oidc-issuer", httpapi.GitHubIssuer, "the OIDC `issuer` whose tokens may write")
+	fs.StringVar(&c.audience, "oidc-audience", "", "the `audience` OIDC tokens must carry; empty accepts no OIDC token")
+	fs.Var(allowList(c.allow), "allow-repo", "`owner/name=repository_id` an OIDC token may write for; repeatable, or comma-separated")
+	fs.StringVar(&c.reads, "reads", "public", "`public` (anyone reads verdicts and the page) or token (reads need a credential for the repository)")
+	fs.StringVar(&c.stallProne, "stall-prone", "", "comma-separated CPU `models` whose exit 1 is retried, beside those learned from history")
+	fs.IntVar(&c.maxRetries, "max-retries", attempts.DefaultMaxRetries, "retries after the first attempt, at most")
+	fs.IntVar(&c.learn.Window, "learn-window", verdict.DefaultLearnWindow, "how many of a CPU model's last `attempts` its exit-2 share is taken over")
+	fs.Float64Var(&c.learn.Share, "learn-share", verdict.DefaultLearnShare, "the exit-2 `share` (0-1) over which a CPU model is learned stall-prone")
+	fs.IntVar(&c.learn.MinAttempts, "learn-min", verdict.DefaultLearnMin, "the fewest `attempts` on a model before history may mark it")
+	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.DurationVar(&c.shutdown, "shutdown-grace", 30*time.Second, "how long in-flight requests may take to finish after SIGTERM")
+	fs.StringVar(&c.githubAPI, "github-api-url", "", "GitHub's REST API `URL` (empty: api.github.com; GitHub Enterprise: https://HOST/api/v3/)")
+	fs.Int64Var(&c.appID, "github-app-id", 0, "the GitHub App's `id` that publishes checks (with --github-installation-id and --github-private-key-file); or set GITHUB_TOKEN")
+	fs.Int64Var(&c.installation, "github-installation-id", 0, "the App's installation `id`")
+	fs.StringVar(&c.keyFile, "github-private-key-file", "", "the App's private key `file` (PEM)")
+}
+
+// parse parses args, then fills each flag not given from its environment
+// variable. A bad value is refused (exit 2) naming the flag or variable.
+func parse(fs *flag.FlagSet, args []string, s IO) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return exit.Refusef("%s: %v (see `%s -h`)", fs.Name(), err, fs.Name())
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var bad error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := EnvPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := s.env(name); v != "" && !given[f.Name] && bad == nil {
+			if err := fs.Set(f.Name, v); err != nil {
+				bad = exit.Refusef("%s=%q: %v", name, v, err)
+			}
+		}
+	})
+	if bad != nil {
+		return bad
+	}
+	if fs.NArg() > 0 {
+		return exit.Refusef("%s: unexpected argument %q; every setting is a flag (see `%s -h`)", fs.Name(), fs.Arg(0), fs.Name())
+	}
+	return nil
+}
+
+func (c *config) check() error {
+	switch {
+	case c.reads != "public" && c.reads != "token":
+		return exit.Refusef("--reads %q: write --reads public or --reads token", c.reads)
+	case c.learn.Share <= 0 || c.learn.Share >= 1:
+		return exit.Refusef("--learn-share %g: write a share between 0 and 1, for example --learn-share 0.3", c.learn.Share)
+	case c.learn.Window < 1 || c.learn.MinAttempts < 1 || c.learn.MinAttempts > c.learn.Window:
+		return exit.Refusef("--learn-window %d --learn-min %d: both at least 1, and the minimum within the window", c.learn.Window, c.learn.MinAttempts)
+	case c.maxRetries < 0:
+		return exit.Refusef("--max-retries %d: write 0 or more", c.maxRetries)
+	case c.maxBody < 1024:
+		return exit.Refusef("--max-body %d: a report needs more; write at least 1024 (the default is %d)", c.maxBody, httpapi.DefaultMaxBody)
+	case len(c.allow) > 0 && c.audience == "":
+		return exit.Refusef("--allow-repo is set but --oidc-audience is not: OIDC tokens are checked against an audience; set --oidc-audience (the audience the workflow asks its token for)")
+	}
+	return nil
+}
+
+func readKey(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, exit.Refusef("--github-private-key-file: %v: give the PEM file from the GitHub App's settings page", err)
+	}
+	return b, nil
+}

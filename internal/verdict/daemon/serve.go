@@ -1,0 +1,119 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/attempts"
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/publish"
+	"github.com/perfgate/perfgate/internal/verdict"
+	"github.com/perfgate/perfgate/internal/verdict/db"
+	"github.com/perfgate/perfgate/internal/verdict/httpapi"
+)
+
+func serve(ctx context.Context, args []string, s IO) error {
+	fs := flag.NewFlagSet("perfgate-verdictd serve", flag.ContinueOnError)
+	fs.SetOutput(s.Err)
+	var c config
+	serveFlags(fs, &c)
+	if err := parse(fs, args, s); err != nil {
+		return err
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return exit.Refusef("--log-level %q: write debug, info, warn or error", c.logLevel)
+	}
+	log := slog.New(slog.NewJSONHandler(s.Err, &slog.HandlerOptions{Level: level}))
+
+	pub, err := publisher(&c, s)
+	if err != nil {
+		return err
+	}
+	st, err := db.Open(ctx, c.store)
+	if err != nil {
+		return exit.Refuse(err)
+	}
+	defer st.Close()
+	applied, err := st.Migrate(ctx)
+	if err != nil {
+		return err
+	}
+	metrics := httpapi.NewMetrics()
+	maxRetries := c.maxRetries
+	if maxRetries == 0 {
+		maxRetries = -1 // attempts.Policy reads 0 as its default, negative as none
+	}
+	cfg := verdict.Config{
+		StallProne: attempts.ParseStallProne(c.stallProne), MaxRetries: maxRetries, Learn: c.learn,
+		OnAttempt: metrics.Attempt, Log: log,
+	}
+	if pub != nil {
+		cfg.Publisher = pub
+	}
+	svc := verdict.New(st, cfg)
+	auth := &httpapi.Auth{TokenRepository: st.TokenRepository, ReadsPublic: c.reads == "public"}
+	if c.audience != "" {
+		auth.OIDC = &httpapi.OIDC{Issuer: c.issuer, Audience: c.audience, Allow: c.allow}
+	}
+	handler := httpapi.New(svc, httpapi.Options{MaxBody: c.maxBody, Auth: auth, Metrics: metrics, Log: log})
+
+	ln, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		return exit.Refusef("--listen %s: %v: pick a free address", c.listen, err)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+	log.Info("serving", "addr", ln.Addr().String(), "store", st.String(), "migrations_applied", applied,
+		"oidc", auth.OIDC != nil, "reads", c.reads, "publishing", pub != nil)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serving on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	// SIGTERM: stop accepting, let in-flight requests finish (each answers
+	// only after its attempt is committed), then close the store.
+	log.Info("shutting down", "grace", c.shutdown.String())
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.shutdown)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	if serr := <-done; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	if err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// publisher builds the GitHub publisher from --github-app-* or
+// GITHUB_TOKEN; none of them means publishing is off.
+func publisher(c *config, s IO) (verdict.Publisher, error) {
+	creds := publish.Credentials{Token: s.env("GITHUB_TOKEN"), AppID: c.appID, InstallationID: c.installation}
+	if c.keyFile != "" {
+		k, err := readKey(c.keyFile)
+		if err != nil {
+			return nil, err
+		}
+		creds.PrivateKey = k
+	}
+	if creds.Token == "" && creds.AppID == 0 && creds.InstallationID == 0 && len(creds.PrivateKey) == 0 {
+		return nil, nil
+	}
+	p, err := publish.New(creds, c.githubAPI)
+	if err != nil {
+		return nil, exit.Refuse(fmt.Errorf("publishing to GitHub (%s): %w", creds, err))
+	}
+	return p, nil
+}
