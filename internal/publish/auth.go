@@ -96,5 +96,10 @@ func New(creds Credentials, apiURL string) (*Client, error) {
 		// the trailing slash.
 		itr.BaseURL = strings.TrimSuffix(u.String(), "/")
 	}
-	return newClient(&http.Client{Transport: itr, Timeout: requestTimeout}, apiURL)
+	c, err := newClient(&http.Client{Transport: itr, Timeout: requestTimeout}, apiURL)
+	if err != nil {
+		return nil, err
+	}
+	c.appID = creds.AppID
+	return c, nil
 }

@@ -33,7 +33,7 @@ func TestGitHubAppInstallationToken(t *testing.T) {
 	f.appKey, f.appID, f.installationID = &key.PublicKey, 4242, 77
 	// The App's own JWT is not an installation token: the fake accepts
 	// API calls only with the token it hands out.
-	f.tokens = nil
+	f.tokens = map[string]int64{}
 
 	c, err := New(Credentials{AppID: 4242, InstallationID: 77, PrivateKey: keyPEM}, f.apiURL())
 	if err != nil {
@@ -41,17 +41,30 @@ func TestGitHubAppInstallationToken(t *testing.T) {
 	}
 	ctx := context.Background()
 	target := prTarget("perfgate")
+	// A run of the same name by another App (GITHUB_TOKEN's) is not ours
+	// to update: the App makes its own and leaves that one alone.
+	f.tokens[fakeToken] = actionsAppID
+	if err := f.client().CheckInProgress(ctx, target); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.CheckInProgress(ctx, target); err != nil {
 		t.Fatalf("CheckInProgress as the App: %v", err)
 	}
 	if err := c.CheckCompleted(ctx, target, verdict.Outcome{Word: verdict.WordPass, Summary: "ok"}); err != nil {
 		t.Fatalf("CheckCompleted as the App: %v", err)
 	}
-	if runs := f.runsOn(headSHA); len(runs) != 1 || runs[0].Conclusion != "success" {
-		t.Errorf("runs = %+v", runs)
+	runs := f.runsOn(headSHA)
+	if len(runs) != 2 || runs[0].AppID != actionsAppID || runs[0].Status != "in_progress" ||
+		runs[1].AppID != 4242 || runs[1].Conclusion != "success" {
+		t.Errorf("runs = %+v, want the other App's left in progress and the App's own completed", runs)
+	}
+	for _, l := range f.callsTo("GET", "/check-runs") {
+		if l.Query.Get("app_id") != "4242" && l.Query.Get("app_id") != "" {
+			t.Errorf("listed with app_id %q", l.Query.Get("app_id"))
+		}
 	}
 	if n := len(f.callsTo("POST", "/app/installations/77/access_tokens")); n != 1 {
-		t.Errorf("installation token fetched %d times for 4 calls, want once (it lasts an hour)", n)
+		t.Errorf("installation token fetched %d times for 5 calls, want once (it lasts an hour)", n)
 	}
 	if f.tokenRequests != 1 {
 		t.Errorf("token requests %d", f.tokenRequests)

@@ -142,13 +142,17 @@ func (c *Client) CompleteCheck(ctx context.Context, owner, repo string, opts Com
 }
 
 // findCheckRun returns the newest check run named name on sha, or nil.
-// GitHub filters by name itself (check_name); "latest" keeps the newest run
-// of each name, the one GitHub shows and a required check reads.
+// GitHub filters by name itself (check_name), and by App when the client
+// is one (app_id); "latest" keeps the newest run of each name, the one
+// GitHub shows and a required check reads.
 func (c *Client) findCheckRun(ctx context.Context, owner, repo, sha, name string) (*github.CheckRun, error) {
 	opts := &github.ListCheckRunsOptions{
 		CheckName:   github.String(name),
 		Filter:      github.String("latest"),
 		ListOptions: github.ListOptions{PerPage: 100},
+	}
+	if c.appID != 0 {
+		opts.AppID = &c.appID
 	}
 	var newest *github.CheckRun
 	for {
@@ -213,7 +217,7 @@ func checkAnnotations(in []verdict.Annotation) ([]*github.CheckRunAnnotation, er
 			StartLine:       github.Int(line),
 			EndLine:         github.Int(line),
 			AnnotationLevel: github.String("failure"),
-			Title:           optional(a.Title),
+			Title:           optional(truncate(a.Title, MaxAnnotationTitle)),
 			Message:         github.String(msg),
 		})
 	}

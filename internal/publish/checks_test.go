@@ -410,3 +410,23 @@ func TestCompletionRetriedAfterARateLimit(t *testing.T) {
 		t.Fatalf("err = %v, want it to name the batch", err)
 	}
 }
+
+func TestAnnotationTitleCutAndCancelledContext(t *testing.T) {
+	f := newFakeGitHub(t)
+	c := f.client()
+	long := verdict.Annotation{Path: "perf/plan.toml", Line: 4, Title: strings.Repeat("é", 200), Message: "p99 +40 %"}
+	if err := c.CheckCompleted(context.Background(), prTarget("perfgate"), verdict.Outcome{Word: verdict.WordRegression, Summary: "slow", Annotations: []verdict.Annotation{long}}); err != nil {
+		t.Fatal(err)
+	}
+	got := f.runsOn(headSHA)[0].Annotations[0].Title
+	if len(got) > MaxAnnotationTitle || !utf8.ValidString(got) || !strings.HasPrefix(long.Title, got) {
+		t.Errorf("annotation title of %d bytes, valid %v", len(got), utf8.ValidString(got))
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := c.CheckInProgress(ctx, prTarget("perfgate (web)"))
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "listing check runs") {
+		t.Errorf("err = %v, want context.Canceled, saying what was being done", err)
+	}
+}

@@ -20,6 +20,10 @@ import (
 // Client publishes through GitHub's REST API. It is safe for concurrent use.
 type Client struct {
 	gh *github.Client
+	// appID is the GitHub App the client signs in as (0 for a token): the
+	// search for its check runs leaves out other Apps' runs of the same
+	// name, which it could not update.
+	appID int64
 }
 
 // newClient points go-github at apiURL ("" for api.github.com; for GitHub

@@ -1,10 +1,12 @@
 package publish
 
 import (
+	"context"
 	"crypto/rsa"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -22,8 +24,17 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 )
 
-// fakeToken is the token the fake GitHub accepts from a token client.
-const fakeToken = "ghs_faketokenforpublishtests0123456789"
+// fakeToken is the token the fake GitHub accepts from a token client;
+// like GITHUB_TOKEN it acts as the GitHub Actions App.
+const (
+	fakeToken    = "ghs_faketokenforpublishtests0123456789"
+	actionsAppID = 15368
+)
+
+// callerApp keys the App a request acts as in its context.
+type callerApp struct{}
+
+func caller(r *http.Request) int64 { id, _ := r.Context().Value(callerApp{}).(int64); return id }
 
 // fakeGitHub is an httptest GitHub in go-github's own test style: a mux
 // under /api-v3/, answering in GitHub's JSON shapes (built from the
@@ -35,7 +46,7 @@ type fakeGitHub struct {
 	srv *httptest.Server
 
 	mu       sync.Mutex
-	tokens   []string // accepted bearer tokens
+	tokens   map[string]int64 // accepted tokens, and the App each acts as
 	nextID   int64
 	runs     []*fakeRun
 	comments map[int][]*fakeComment
@@ -57,6 +68,7 @@ type fakeCall struct {
 }
 
 type fakeRun struct {
+	AppID                                         int64 // the App that created it; only that App may update it
 	ID                                            int64
 	Name, HeadSHA, Status, Conclusion, DetailsURL string
 	Title, Summary                                string
@@ -98,7 +110,7 @@ type fakeFailure struct {
 
 func newFakeGitHub(t *testing.T) *fakeGitHub {
 	t.Helper()
-	f := &fakeGitHub{t: t, tokens: []string{fakeToken}, nextID: 1000, comments: map[int][]*fakeComment{}}
+	f := &fakeGitHub{t: t, tokens: map[string]int64{fakeToken: actionsAppID}, nextID: 1000, comments: map[int][]*fakeComment{}}
 	api := http.NewServeMux()
 	api.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", f.listCheckRuns)
 	api.HandleFunc("POST /repos/{owner}/{repo}/check-runs", f.createCheckRun)
@@ -159,7 +171,7 @@ func (f *fakeGitHub) middleware(next http.Handler) http.Handler {
 				break
 			}
 		}
-		tokens := slices.Clone(f.tokens)
+		tokens := maps.Clone(f.tokens)
 		f.mu.Unlock()
 		if fail != nil {
 			for k, v := range fail.Header {
@@ -170,14 +182,17 @@ func (f *fakeGitHub) middleware(next http.Handler) http.Handler {
 		}
 		if !strings.HasSuffix(r.URL.Path, "/access_tokens") {
 			auth := r.Header.Get("Authorization")
-			ok := false
-			for _, tok := range tokens {
-				ok = ok || auth == "Bearer "+tok || auth == "token "+tok
+			app, ok := int64(0), false
+			for tok, id := range tokens {
+				if auth == "Bearer "+tok || auth == "token "+tok {
+					app, ok = id, true
+				}
 			}
 			if !ok {
 				f.writeFixture(w, http.StatusUnauthorized, "error_bad_credentials.json")
 				return
 			}
+			r = r.WithContext(context.WithValue(r.Context(), callerApp{}, app))
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -360,6 +375,7 @@ func (f *fakeGitHub) renderRun(r *http.Request, run *fakeRun) map[string]any {
 	m := fixture(f.t, "check_run.json")
 	base := fmt.Sprintf("http://%s/api-v3/repos/%s/%s/check-runs/%d", r.Host, r.PathValue("owner"), r.PathValue("repo"), run.ID)
 	m["id"] = run.ID
+	m["app"].(map[string]any)["id"] = run.AppID
 	m["name"] = run.Name
 	m["head_sha"] = run.HeadSHA
 	m["url"] = base
@@ -384,11 +400,11 @@ func (f *fakeGitHub) renderRun(r *http.Request, run *fakeRun) map[string]any {
 func (f *fakeGitHub) listCheckRuns(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	name, filter := r.URL.Query().Get("check_name"), r.URL.Query().Get("filter")
+	name, filter, appID := r.URL.Query().Get("check_name"), r.URL.Query().Get("filter"), r.URL.Query().Get("app_id")
 	var found []*fakeRun
 	for i := len(f.runs) - 1; i >= 0; i-- { // newest first, as GitHub lists them
 		run := f.runs[i]
-		if run.HeadSHA != r.PathValue("ref") || (name != "" && run.Name != name) {
+		if run.HeadSHA != r.PathValue("ref") || (name != "" && run.Name != name) || (appID != "" && strconv.FormatInt(run.AppID, 10) != appID) {
 			continue
 		}
 		if filter != "all" && slices.ContainsFunc(found, func(o *fakeRun) bool { return o.Name == run.Name }) {
@@ -414,7 +430,7 @@ func (f *fakeGitHub) createCheckRun(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	run := &fakeRun{ID: f.id(), HeadSHA: *req.HeadSHA, Status: "queued", StartedAt: time.Now().UTC().Format(time.RFC3339)}
+	run := &fakeRun{AppID: caller(r), ID: f.id(), HeadSHA: *req.HeadSHA, Status: "queued", StartedAt: time.Now().UTC().Format(time.RFC3339)}
 	f.applyRun(run, req)
 	f.runs = append(f.runs, run)
 	f.writeJSON(w, http.StatusCreated, f.renderRun(r, run))
@@ -430,6 +446,10 @@ func (f *fakeGitHub) updateCheckRun(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	for _, run := range f.runs {
 		if run.ID == id {
+			if run.AppID != caller(r) {
+				f.writeFixture(w, http.StatusForbidden, "error_resource_not_accessible.json")
+				return
+			}
 			f.applyRun(run, req)
 			f.writeJSON(w, http.StatusOK, f.renderRun(r, run))
 			return
@@ -665,6 +685,6 @@ func (f *fakeGitHub) accessToken(w http.ResponseWriter, r *http.Request) {
 	}
 	m := fixture(f.t, "installation_token.json")
 	m["expires_at"] = time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-	f.tokens = append(f.tokens, m["token"].(string))
+	f.tokens[m["token"].(string)] = f.appID
 	f.writeJSON(w, http.StatusCreated, m)
 }

@@ -13,6 +13,8 @@ const (
 	MaxCheckOutput = 65535
 	// MaxCommentBody is the most an issue or pull-request comment may hold.
 	MaxCommentBody = 65536
+	// MaxAnnotationTitle is the most an annotation's title may hold.
+	MaxAnnotationTitle = 255
 	// AnnotationsPerRequest is the most annotations one create or update
 	// of a check run may carry; further ones go in further updates.
 	AnnotationsPerRequest = 50
@@ -33,17 +35,23 @@ func cut(s string, limit int) (string, bool) {
 		return s, false
 	}
 	note := fmt.Sprintf(cutNote, limit)
-	keep := limit - len(note)
-	if keep < 0 {
-		keep = 0
-	}
-	for keep > 0 && !utf8.RuneStart(s[keep]) {
-		keep--
-	}
-	head := s[:keep]
+	head := truncate(s, limit-len(note))
 	// A line end within the last 2 KiB is a cleaner place to stop.
 	if nl := strings.LastIndexByte(head, '\n'); nl >= 0 && len(head)-nl < 2048 {
 		head = head[:nl]
 	}
 	return head + note, true
+}
+
+// truncate returns the longest head of s within limit bytes that ends on a
+// rune boundary.
+func truncate(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	keep := max(limit, 0)
+	for keep > 0 && !utf8.RuneStart(s[keep]) {
+		keep--
+	}
+	return s[:keep]
 }
