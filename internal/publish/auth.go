@@ -10,9 +10,9 @@ import (
 	"github.com/bradleyfalzon/ghinstallation/v2"
 )
 
-// requestTimeout bounds one request to GitHub when the caller's context
-// has no deadline of its own, so a stalled connection cannot hold a
-// verdict forever.
+// requestTimeout bounds every request to GitHub, beside the caller's
+// context, so a stalled connection cannot hold a verdict forever even when
+// the caller set no deadline.
 const requestTimeout = 30 * time.Second
 
 // Credentials are how perfgate signs in to GitHub: a token (GITHUB_TOKEN
