@@ -42,6 +42,7 @@ type options struct {
 	profiles  []profile
 	scenarios []scenario
 	runs      int
+	first     int
 	out       string
 	latency   time.Duration
 	overhead  time.Duration
@@ -49,9 +50,21 @@ type options struct {
 	maxLoad   float64
 	maxWait   time.Duration
 	keep      bool
+	target    string // "example" or one of targetKinds
+	mean      time.Duration
+	work      int
+	self      string // this binary, which serves the bundled targets
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "target" {
+		// The bench re-runs itself as a bundled target (target.go).
+		if err := runTarget(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "bench/power:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:]); err != nil {
@@ -65,6 +78,7 @@ func run(ctx context.Context, args []string) error {
 	profileFlag := fs.String("profile", "short", "profiles to run, comma-separated: "+profileNames())
 	scenarioFlag := fs.String("scenarios", "aa,slow10,slow25", "scenarios, comma-separated: aa, slow10, slow25")
 	runs := fs.Int("runs", 10, "gates per scenario (scenarios take turns, so a partial run stays balanced)")
+	firstRun := fs.Int("first-run", 1, "number of the first run (it seeds the requests and a bundled target's service times), so separate invocations draw afresh")
 	out := fs.String("out", "target/power/results.jsonl", "JSON lines file every gate's verdict and figures are appended to")
 	quick := fs.Bool("quick", false, "smoke check: the quick profile, 1 run per scenario, at most 20 s waiting for the load")
 	latency := fs.Duration("latency", 20*time.Millisecond, "--latency of the base (and of the head in A/A)")
@@ -78,11 +92,19 @@ func run(ctx context.Context, args []string) error {
 	measure := fs.Duration("measure", 0, "override the profile's measured window")
 	rate := fs.Float64("rate", 0, "override the profile's arrivals/s per arm")
 	tol := fs.String("tolerance", "", `override the profile's tolerances, percent: "latency=5" or "p50=5" (every group's p50); "default" for the judge's`)
+	target := fs.String("target", "example", "the service gated: example (the example service), or a bundled target: exp, cpu, bimodal, tail (target.go)")
+	mean := fs.Duration("mean", 5*time.Millisecond, "a bundled target's time scale")
+	work := fs.Int("work", 20000, "the cpu target's SHA-256 rounds per request")
+	resample := fs.String("resample", "", "run nothing: resample the recorded A/A gates of these results files (comma-separated) with injected slowdowns, and judge every resample with the paired rule, the seed rule and the anchors' methods")
+	perGate := fs.Int("per-gate", 100, "with --resample: resamples drawn from each recorded A/A gate")
 	from := fs.String("from", "", "run nothing: summarise this results file (and re-judge it with --tolerances / --pairs-variants)")
 	tolVariants := fs.String("tolerances", "", `with --from: tolerance sets to re-judge with, separated by ";" ("latency=5;latency=7.5;p50=5")`)
 	pairVariants := fs.String("pairs-variants", "", "with --from: re-judge with only the first K pairs of each gate, comma-separated K")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *resample != "" {
+		return resampleFiles(os.Stdout, strings.Split(*resample, ","), *perGate, *pairs)
 	}
 	if *from != "" {
 		return summariseFile(*from, *tolVariants, *pairVariants)
@@ -93,7 +115,22 @@ func run(ctx context.Context, args []string) error {
 	if *inject != "latency" && *inject != "factor" {
 		return fmt.Errorf("--inject %q: write latency or factor", *inject)
 	}
-	o := options{runs: *runs, out: *out, latency: *latency, overhead: *overhead, inject: *inject, maxLoad: *maxLoad, maxWait: *maxWait, keep: *keep}
+	o := options{runs: *runs, first: *firstRun, out: *out, latency: *latency, overhead: *overhead, inject: *inject, maxLoad: *maxLoad, maxWait: *maxWait, keep: *keep,
+		target: *target, mean: *mean, work: *work}
+	if o.target != "example" {
+		known := false
+		for _, k := range targetKinds {
+			known = known || k == o.target
+		}
+		if !known {
+			return fmt.Errorf("--target %q: write example or one of %v", o.target, targetKinds)
+		}
+		self, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("finding this binary to serve the %s target: %w", o.target, err)
+		}
+		o.self = self
+	}
 	for _, name := range strings.Split(*profileFlag, ",") {
 		pr, ok := profiles[strings.TrimSpace(name)]
 		if !ok {
@@ -127,7 +164,7 @@ func run(ctx context.Context, args []string) error {
 	for _, name := range strings.Split(*scenarioFlag, ",") {
 		sc, ok := scenarios[strings.TrimSpace(name)]
 		if !ok {
-			return fmt.Errorf("unknown scenario %q: write aa, slow10 or slow25", name)
+			return fmt.Errorf("unknown scenario %q: write aa, slow5, slow10 or slow25", name)
 		}
 		o.scenarios = append(o.scenarios, sc)
 	}
@@ -138,7 +175,7 @@ func run(ctx context.Context, args []string) error {
 }
 
 func measureAll(ctx context.Context, o options) error {
-	tmp, err := os.MkdirTemp("", "perfgate-power")
+	tmp, err := os.MkdirTemp("", "powerbench")
 	if err != nil {
 		return fmt.Errorf("making a temp folder for the example service: %w", err)
 	}
@@ -161,7 +198,7 @@ func measureAll(ctx context.Context, o options) error {
 			return err
 		}
 		fmt.Printf("\nprofile %s\n", pr)
-		for i := 1; i <= o.runs; i++ {
+		for i := o.first; i < o.first+o.runs; i++ {
 			for _, sc := range o.scenarios {
 				rec, err := oneGate(ctx, o, p, pr, sc, bin, tmp, i)
 				if err != nil {
@@ -184,7 +221,7 @@ func measureAll(ctx context.Context, o options) error {
 // to run (an arm that would not start) is recorded as cannot judge with
 // its error; only a canceled context stops the bench.
 func oneGate(ctx context.Context, o options, p *plan.Plan, pr profile, sc scenario, bin, tmp string, i int) (record, error) {
-	rec := record{Profile: pr, Scenario: sc.Name, Factor: sc.Factor, Run: i, Latency: o.latency.String(), Inject: o.inject}
+	rec := record{Profile: pr, Scenario: sc.Name, Factor: sc.Factor, Run: i, Latency: o.latency.String(), Inject: o.inject, Target: o.target}
 	waited, load, err := waitForLoad(ctx, o.maxLoad, o.maxWait)
 	if err != nil {
 		return rec, err
@@ -195,7 +232,19 @@ func oneGate(ctx context.Context, o options, p *plan.Plan, pr profile, sc scenar
 		return rec, err
 	}
 	dir := filepath.Join(tmp, fmt.Sprintf("%s-%s-%d", strings.TrimSuffix(pr.Name, "*"), sc.Name, i))
-	arm := func(factor float64) gate.ArmSpec {
+	arm := func(factor float64, head bool) gate.ArmSpec {
+		if o.target != "example" {
+			// Base and head draw different service times: the same seed
+			// would make an A/A gate's arms identical, not alike.
+			seed := 2 * i
+			if head {
+				seed++
+			}
+			rec.Latency, rec.Inject = o.mean.String(), "factor"
+			return gate.ArmSpec{Command: []string{o.self, "target", "--kind", o.target, "--addr", "127.0.0.1:@PORT@",
+				"--mean", o.mean.String(), "--work", strconv.Itoa(o.work), "--factor", strconv.FormatFloat(factor, 'f', -1, 64),
+				"--seed", strconv.Itoa(seed)}, Ready: "/healthz"}
+		}
 		lat := o.latency
 		if factor != 1 && o.inject == "latency" {
 			// One sleep in each arm, a whole number of ms: Go's timers
@@ -213,7 +262,7 @@ func oneGate(ctx context.Context, o options, p *plan.Plan, pr profile, sc scenar
 	}
 	rec.Started = time.Now().UTC()
 	start := time.Now()
-	rep, err := gate.Run(ctx, gate.Options{Plan: p, Vars: vars, Base: arm(1), Head: arm(sc.Factor), OutDir: dir, Seed: int64(i)})
+	rep, err := gate.Run(ctx, gate.Options{Plan: p, Vars: vars, Base: arm(1, false), Head: arm(sc.Factor, true), OutDir: dir, Seed: int64(i)})
 	rec.WallS = time.Since(start).Seconds()
 	rec.LoadAfter, _ = loadAvg()
 	if !o.keep {

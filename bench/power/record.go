@@ -15,25 +15,26 @@ import (
 
 // record is one gate, as a line of the results file.
 type record struct {
-	Profile     profile   `json:"profile"`
-	Scenario    string    `json:"scenario"`
-	Factor      float64   `json:"latency_factor"`
-	Latency     string    `json:"latency"`
-	Inject      string    `json:"inject"`
-	HeadLatency string    `json:"head_latency,omitempty"`
-	Run         int       `json:"run"`
-	Started     time.Time `json:"started"`
-	WallS       float64   `json:"wall_s"`
-	Waited      float64   `json:"waited_for_load_s"`
-	LoadBefore  float64   `json:"load1_before"`
-	LoadAfter   float64   `json:"load1_after"`
-	LoadHigh    bool      `json:"load_high,omitempty"`
-	Code        int       `json:"code"`
-	Verdict     string    `json:"verdict"`
-	Failures    []string  `json:"failures,omitempty"`
-	CannotJudge []string  `json:"cannot_judge,omitempty"`
-	P50Ratio    float64   `json:"p50_ratio"`  // head/base p50, median over the groups
-	P50Margin   float64   `json:"p50_margin"` // the largest p50 worse - threshold over the groups; > 0 breaches
+	Profile     profile    `json:"profile"`
+	Scenario    string     `json:"scenario"`
+	Target      string     `json:"target,omitempty"` // "" or "example": the example service
+	Factor      float64    `json:"latency_factor"`
+	Latency     string     `json:"latency"`
+	Inject      string     `json:"inject"`
+	HeadLatency string     `json:"head_latency,omitempty"`
+	Run         int        `json:"run"`
+	Started     time.Time  `json:"started"`
+	WallS       float64    `json:"wall_s"`
+	Waited      float64    `json:"waited_for_load_s"`
+	LoadBefore  float64    `json:"load1_before"`
+	LoadAfter   float64    `json:"load1_after"`
+	LoadHigh    bool       `json:"load_high,omitempty"`
+	Code        judge.Code `json:"code"`
+	Verdict     string     `json:"verdict"`
+	Failures    []string   `json:"failures,omitempty"`
+	CannotJudge []string   `json:"cannot_judge,omitempty"`
+	P50Ratio    float64    `json:"p50_ratio"`  // head/base p50, median over the groups
+	P50Margin   float64    `json:"p50_margin"` // the largest p50 worse - threshold over the groups; > 0 breaches
 	// Closest is the metric nearest to breaching (largest worse - threshold), over all metrics.
 	Closest       string       `json:"closest_metric"`
 	ClosestMargin float64      `json:"closest_margin"`

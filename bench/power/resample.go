@@ -1,0 +1,357 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/perfgate/perfgate/internal/judge"
+)
+
+// Resampling recorded A/A gates, the method (docs/judge.md, README):
+//
+//  1. Take every recorded A/A gate that was judged (pass or regression;
+//     gates that could not be judged are left out, as a retry would be).
+//  2. From one gate draw K of its pairs without replacement, in a random
+//     order, and swap the base and head phases of each drawn pair with
+//     chance 1/2. Under A/A the two arms of a pair are exchangeable, so
+//     every such draw is an A/A gate as likely as the recorded one: the
+//     pairing and the machine state each pair saw are kept. (Drawing with
+//     replacement repeats pairs, which shrinks their scatter and makes
+//     "most pairs" easier: it overstated false alarms 2-3 fold here.)
+//  3. Inject the scenario's slowdown into the head phases only: every
+//     latency figure of every group times the factor (a whole-distribution
+//     slowdown moves p50, p95 and p99 alike), or, for a tail-only
+//     slowdown, the p99 figures alone.
+//  4. Judge the resample with each method below; count alarms.
+//
+// The rates' 95 % intervals come from a bootstrap over the recorded gates
+// (2,000 draws of the gates with replacement, each gate weighing its own
+// alarm share), since resamples of one gate are not independent of each
+// other; a binomial interval over resamples would be too narrow.
+
+// injection is a scenario of the resampling: the factor and which figures
+// it moves.
+type injection struct {
+	Name   string
+	Factor float64
+	Tail   bool // only p99 moves
+}
+
+var injections = []injection{
+	{"A/A", 1, false},
+	{"p50 +5 %", 1.05, false},
+	{"p50 +10 %", 1.10, false},
+	{"tail (p99) +10 %", 1.10, true},
+}
+
+// A method is one way to call a gate a regression from its phases.
+type method struct {
+	Name  string
+	Alarm func(in judge.Input) bool
+}
+
+// benchTol is the tolerance the power figures are for: 5 % on latency and
+// CPU, Datadog SMP's effect tolerance (issue 13).
+func benchTol() map[string]float64 { return map[string]float64{"latency": 0.05, "cpu": 0.05} }
+
+var methods = []method{
+	{"paired rule, 5 %", func(in judge.Input) bool {
+		in.Rule, in.Tolerance = judge.RulePaired, benchTol()
+		return judge.Judge(in).Code == judge.Regression
+	}},
+	{"seed rule, 5 %", func(in judge.Input) bool {
+		in.Rule, in.Tolerance = judge.RuleSeed, benchTol()
+		return judge.Judge(in).Code == judge.Regression
+	}},
+	{"seed rule, 25 % (FerroFED)", func(in judge.Input) bool {
+		in.Rule, in.Tolerance = judge.RuleSeed, nil
+		return judge.Judge(in).Code == judge.Regression
+	}},
+	{"sequential, 5 %", sequential},
+	{"t-test over phases (Bencher)", tTest},
+	{"plain 10 % threshold", plainThreshold},
+}
+
+// latencyIDs are the input's latency metrics.
+func latencyIDs(in judge.Input) []string {
+	var ids []string
+	for _, m := range in.Metrics {
+		if m.Class == judge.Latency {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids
+}
+
+func column(phases []judge.Phase, id string) []float64 {
+	out := make([]float64, len(phases))
+	for i, p := range phases {
+		out[i] = p.Values[id]
+	}
+	return out
+}
+
+// sequential is what a stored-baseline tool sees: the base measured first
+// (the first half of the pairs' base phases), the head later (the second
+// half's head phases), medians compared against 5 %. The runner's drift
+// between the two halves of one gate is far less than between two CI runs
+// days apart, so this flatters the method.
+func sequential(in judge.Input) bool {
+	n := len(in.Base)
+	if n < 2 {
+		return false
+	}
+	for _, id := range latencyIDs(in) {
+		b, h := medianF(column(in.Base[:n/2], id)), medianF(column(in.Head[n/2:], id))
+		if b > 0 && h/b-1 > 0.05 {
+			return true
+		}
+	}
+	return false
+}
+
+// tTest is Bencher's t-test threshold with an upper boundary of 0.99: the
+// base's phases are the history, the head's median the new figure, and it
+// alarms beyond mean + t(0.99, n-1) x sd x sqrt(1 + 1/n).
+func tTest(in judge.Input) bool {
+	n := len(in.Base)
+	if n < 2 {
+		return false
+	}
+	for _, id := range latencyIDs(in) {
+		b := column(in.Base, id)
+		mean, sd := meanSD(b)
+		if medianF(column(in.Head, id)) > mean+tQuantile99(n-1)*sd*math.Sqrt(1+1/float64(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// plainThreshold alarms when any latency median is more than 10 % worse.
+func plainThreshold(in judge.Input) bool {
+	for _, id := range latencyIDs(in) {
+		b, h := medianF(column(in.Base, id)), medianF(column(in.Head, id))
+		if b > 0 && h/b-1 > 0.10 {
+			return true
+		}
+	}
+	return false
+}
+
+func meanSD(xs []float64) (float64, float64) {
+	var m float64
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+// tQuantile99 is Student's t at 0.99 one-sided, from the standard table.
+func tQuantile99(df int) float64 {
+	table := []float64{31.821, 6.965, 4.541, 3.747, 3.365, 3.143, 2.998, 2.896, 2.821, 2.764, 2.718, 2.681, 2.650, 2.624, 2.602}
+	if df >= 1 && df <= len(table) {
+		return table[df-1]
+	}
+	return 2.58
+}
+
+// resampleGate draws one resample of k pairs from a recorded A/A gate and
+// injects inj into its head phases.
+func resampleGate(rng *rand.Rand, in judge.Input, k int, inj injection) judge.Input {
+	n := len(in.Base)
+	out := in
+	out.Base, out.Head = make([]judge.Phase, k), make([]judge.Phase, k)
+	out.Thresholds, out.Notes = nil, nil
+	order := rng.Perm(n)
+	for i := range k {
+		j := order[i%n]
+		b, h := clonePhase(in.Base[j]), clonePhase(in.Head[j])
+		if rng.IntN(2) == 1 {
+			b, h = h, b
+		}
+		b.Pair, h.Pair = i+1, i+1
+		inject(&h, inj)
+		out.Base[i], out.Head[i] = b, h
+	}
+	return out
+}
+
+func clonePhase(p judge.Phase) judge.Phase {
+	c := p
+	c.Values = make(map[string]float64, len(p.Values))
+	for k, v := range p.Values {
+		c.Values[k] = v
+	}
+	c.Groups = append([]judge.GroupFigures(nil), p.Groups...)
+	return c
+}
+
+// inject slows a head phase: the latency metrics (p99 alone for a tail
+// slowdown) and the group figures the judgeability checks read, so the
+// halves and stall tests see the same head.
+func inject(p *judge.Phase, inj injection) {
+	if inj.Factor == 1 {
+		return
+	}
+	for id, v := range p.Values {
+		q, _, ok := judge.SplitLatencyID(id)
+		if ok && (!inj.Tail || q.Name == "p99") {
+			p.Values[id] = v * inj.Factor
+		}
+	}
+	for i := range p.Groups {
+		g := &p.Groups[i]
+		g.P99 *= inj.Factor
+		if !inj.Tail {
+			g.P50 *= inj.Factor
+			for h := range g.Halves {
+				g.Halves[h].P50 *= inj.Factor
+				g.Halves[h].P90 *= inj.Factor
+			}
+		}
+	}
+}
+
+// resampleFiles runs the resampling over the A/A gates of the files and
+// prints one table per recorded target: each method's alarm rate per
+// injection with its 95 % interval.
+func resampleFiles(w io.Writer, paths []string, perGate, pairs int) error {
+	byTarget := map[string][]record{}
+	for _, path := range paths {
+		recs, err := readRecords(strings.TrimSpace(path))
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if r.Scenario != "aa" || r.Input == nil || r.Code == judge.CannotJudge {
+				continue
+			}
+			t := r.Target
+			if t == "" {
+				t = "example"
+			}
+			byTarget[t] = append(byTarget[t], r)
+		}
+	}
+	if len(byTarget) == 0 {
+		return fmt.Errorf("no judged A/A gate with its input in %s", strings.Join(paths, ", "))
+	}
+	targets := make([]string, 0, len(byTarget))
+	for t := range byTarget {
+		targets = append(targets, t)
+	}
+	sort.Strings(targets)
+	for _, t := range targets {
+		gates := byTarget[t]
+		k := pairs
+		if k <= 0 {
+			k = len(gates[0].Input.Base)
+		}
+		fmt.Fprintf(w, "\ntarget %s: %d recorded A/A gates, %d resamples each of %d pairs (%d per injection)\n\n", t, len(gates), perGate, k, perGate*len(gates))
+		fmt.Fprintf(w, "| method |")
+		for _, inj := range injections {
+			fmt.Fprintf(w, " %s |", inj.Name)
+		}
+		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(injections)))
+		falseBy := map[string]int{}
+		// shares[m][i][g]: method m's alarm share on injection i in gate g.
+		shares := make([][][]float64, len(methods))
+		for m := range methods {
+			shares[m] = make([][]float64, len(injections))
+		}
+		for i, inj := range injections {
+			for g, r := range gates {
+				rng := rand.New(rand.NewPCG(uint64(g+1), uint64(i+1)))
+				alarms := make([]int, len(methods))
+				for range perGate {
+					in := resampleGate(rng, *r.Input, k, inj)
+					for m, me := range methods {
+						if me.Alarm(in) {
+							alarms[m]++
+							if m == 0 && inj.Factor == 1 {
+								why(in, falseBy)
+							}
+						}
+					}
+				}
+				for m := range methods {
+					shares[m][i] = append(shares[m][i], float64(alarms[m])/float64(perGate))
+				}
+			}
+		}
+		for m, me := range methods {
+			fmt.Fprintf(w, "| %s |", me.Name)
+			for i := range injections {
+				mean, lo, hi := clusterInterval(shares[m][i])
+				fmt.Fprintf(w, " %s [%s, %s] |", pctF(mean), pctF(lo), pctF(hi))
+			}
+			fmt.Fprintln(w)
+		}
+		if len(falseBy) > 0 {
+			var parts []string
+			for _, id := range sortedKeys(falseBy) {
+				parts = append(parts, fmt.Sprintf("%s %d", id, falseBy[id]))
+			}
+			fmt.Fprintf(w, "\nthe paired rule's A/A alarms, by failing metric: %s\n", strings.Join(parts, ", "))
+		}
+	}
+	fmt.Fprintln(w, "\nA/A is the false-alarm rate; the others are the share caught. Intervals: 95 %, bootstrap over the recorded gates.")
+	return nil
+}
+
+// clusterInterval is the mean of per-gate shares and its 95 % percentile
+// bootstrap interval over the gates.
+func clusterInterval(shares []float64) (mean, lo, hi float64) {
+	n := len(shares)
+	for _, s := range shares {
+		mean += s
+	}
+	mean /= float64(n)
+	rng := rand.New(rand.NewPCG(7, 13))
+	const draws = 2000
+	means := make([]float64, draws)
+	for d := range means {
+		var sum float64
+		for range n {
+			sum += shares[rng.IntN(n)]
+		}
+		means[d] = sum / float64(n)
+	}
+	sort.Float64s(means)
+	return mean, means[int(0.025*draws)], means[int(0.975*draws)-1]
+}
+
+// why counts the metrics that failed a gate the paired rule alarmed on.
+func why(in judge.Input, by map[string]int) {
+	in.Rule, in.Tolerance = judge.RulePaired, benchTol()
+	v := judge.Judge(in)
+	for _, m := range v.Metrics {
+		if m.Fail {
+			by[m.ID]++
+		}
+	}
+	for _, t := range v.Thresholds {
+		if t.Fail {
+			by["threshold"]++
+		}
+	}
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
