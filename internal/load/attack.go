@@ -179,6 +179,7 @@ func (t *attacker) run(ctx context.Context) {
 	defer close(t.hits)
 	defer t.sl.close()
 	stopWatch := onCancel(ctx, func() {
+		t.sched.cancel()
 		t.stopping.Store(true)
 		t.abortAll()
 	})
@@ -226,7 +227,7 @@ func (t *attacker) run(ctx context.Context) {
 	if t.stopped.IsZero() && ctx.Err() != nil {
 		t.stopped = time.Now()
 	}
-	t.sched.overdue(t.stopped)
+	t.stopped = t.sched.overdue(t.stopped)
 }
 
 // sleepUntil waits for an arrival's intended time; false when canceled.

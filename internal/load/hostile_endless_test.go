@@ -1,72 +1,14 @@
 package load_test
 
 import (
-	"bufio"
 	"context"
-	"net"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/load/hostiletest"
 )
-
-// endlessTarget is a target that never finishes an answer: what it streams
-// after each request head, for as long as the connection stays open.
-type endlessTarget struct {
-	name    string
-	head    string // written once after the request head
-	repeat  string // then written again and again ("" writes nothing more)
-	errKind string // what every request must fail with
-}
-
-// endlessTargets are the hostile targets a run must survive on both
-// engines: every request ends by its own timeout or by a bound of the
-// parser, the schedule goes on, and a cancel ends the run at once.
-var endlessTargets = []endlessTarget{
-	{"endless 1xx", "", "HTTP/1.1 100 Continue\r\n\r\n", "malformed response"},
-	{"endless header lines", "HTTP/1.1 200 OK\r\n", "X-Pad: aaaaaaaa\r\n", "malformed response"},
-	{"endless status line", "", strings.Repeat("A", 512), "malformed response"},
-	{"never answering", "", "", "timeout"},
-	{"endless garbage lines", "", "\x00\x01garbage\r\n", "malformed response"},
-	{"huge body", "HTTP/1.1 200 OK\r\nContent-Length: 1099511627776\r\n\r\n", strings.Repeat("b", 16<<10), "timeout"},
-	{"endless chunks", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", "4000\r\n" + strings.Repeat("c", 0x4000) + "\r\n", "timeout"},
-}
-
-// serveEndless starts tg on loopback: each connection's first request head
-// gets tg's stream until the client goes away.
-func serveEndless(t *testing.T, tg endlessTarget) string {
-	return hostileServer(t, func(c *net.TCPConn, br *bufio.Reader) {
-		if !readHead(br) {
-			return
-		}
-		go func() { // keep reading, so the client's writes never block
-			var b [4096]byte
-			for {
-				if _, err := br.Read(b[:]); err != nil {
-					return
-				}
-			}
-		}()
-		if tg.head != "" {
-			if _, err := c.Write([]byte(tg.head)); err != nil {
-				return
-			}
-		}
-		if tg.repeat == "" {
-			var b [1]byte
-			c.Read(b[:]) // until the client closes
-			return
-		}
-		chunk := []byte(strings.Repeat(tg.repeat, max(1, (64<<10)/len(tg.repeat))))
-		for {
-			if _, err := c.Write(chunk); err != nil {
-				return
-			}
-		}
-	})
-}
 
 // TestEndlessTargetsEndByTimeouts: every request to a target that never
 // ends its answer finishes by the request timeout or a parser bound, every
@@ -75,9 +17,9 @@ func serveEndless(t *testing.T, tg endlessTarget) string {
 func TestEndlessTargetsEndByTimeouts(t *testing.T) { bothEngines(t, testEndlessTargetsEndByTimeouts) }
 
 func testEndlessTargetsEndByTimeouts(t *testing.T) {
-	for _, tg := range endlessTargets {
-		t.Run(tg.name, func(t *testing.T) {
-			target := serveEndless(t, tg)
+	for _, tg := range hostiletest.Endless {
+		t.Run(tg.Name, func(t *testing.T) {
+			target := hostiletest.Start(t, tg)
 			src := &fixedSource{reqs: []load.Request{{Method: "GET", Path: "/x"}}}
 			const timeout = 500 * time.Millisecond
 			began := time.Now()
@@ -97,8 +39,8 @@ func testEndlessTargetsEndByTimeouts(t *testing.T) {
 				t.Fatalf("intended %d sent %d dropped %d requests %d canceled %d: arrivals were not sent while the target streamed",
 					s.Intended, s.Sent, s.Dropped, g.Requests, s.Canceled)
 			}
-			if g.Expected != 0 || g.Errors[tg.errKind] != 20 {
-				t.Errorf("errors %v, statuses %v; want all 20 requests failed with %q", g.Errors, g.Statuses, tg.errKind)
+			if g.Expected != 0 || g.Errors[tg.ErrKind] != 20 {
+				t.Errorf("errors %v, statuses %v; want all 20 requests failed with %q", g.Errors, g.Statuses, tg.ErrKind)
 			}
 		})
 	}
@@ -110,9 +52,9 @@ func testEndlessTargetsEndByTimeouts(t *testing.T) {
 func TestEndlessTargetsCancel(t *testing.T) { bothEngines(t, testEndlessTargetsCancel) }
 
 func testEndlessTargetsCancel(t *testing.T) {
-	for _, tg := range endlessTargets {
-		t.Run(tg.name, func(t *testing.T) {
-			target := serveEndless(t, tg)
+	for _, tg := range hostiletest.Endless {
+		t.Run(tg.Name, func(t *testing.T) {
+			target := hostiletest.Start(t, tg)
 			before := runtime.NumGoroutine()
 			src := &fixedSource{reqs: []load.Request{{Method: "GET", Path: "/x"}}}
 			ctx, cancel := context.WithCancel(context.Background())

@@ -117,6 +117,7 @@ func runLoop(ctx context.Context, a *Attack, ep *endpoint, origin time.Time) (r 
 	release := acquireP()
 	defer release()
 	stopWatch := onCancel(ctx, func() {
+		l.sched.cancel()
 		l.canceled.Store(true)
 		one := [8]byte{1}
 		unix.Write(l.evfd, one[:])
@@ -251,7 +252,7 @@ func (l *evloop) run() *Result {
 		l.chores()
 	}
 	l.drain()
-	l.sched.overdue(l.stopped)
+	l.stopped = l.sched.overdue(l.stopped)
 	return l.rec.finish(l.sched.intended, l.sched.dropped, l.stopped)
 }
 

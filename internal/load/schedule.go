@@ -1,6 +1,9 @@
 package load
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // schedule walks an attack's arrivals in order, for both engines: the
 // pacer's intended times, which belong to the warm-up or the measured
@@ -14,7 +17,13 @@ type schedule struct {
 	dropped  uint64 // measured arrivals never sent (workers report theirs as hits)
 	pending  bool   // next returned the current arrival and take has not had it
 	ended    bool   // the pacer stopped or the window is over
+
+	canceledAt atomic.Int64 // unix ns when the attack's ctx ended; 0 while it has not
 }
+
+// cancel notes the moment the attack was canceled; it may be called from
+// any goroutine (the engines' onCancel).
+func (s *schedule) cancel() { s.canceledAt.CompareAndSwap(0, time.Now().UnixNano()) }
 
 // next moves to the next arrival and returns its intended time; false when
 // the pacer stops or the window is over.
@@ -37,18 +46,24 @@ func (s *schedule) next() (time.Time, bool) {
 }
 
 // overdue counts, once a cancel has stopped the walk at stopped, every
-// measured arrival that was due by then and never taken: a generator that
-// stalled (in a read, a slow source, a starved thread) and was then
+// measured arrival that was due by the cancel and never taken: a generator
+// that stalled (in a read, a slow source, a starved thread) and was then
 // canceled did not send them, so they are dropped arrivals, and the rate
-// offered is the schedule's, not what the stalled walk got to.
-func (s *schedule) overdue(stopped time.Time) {
+// offered is the schedule's, not what the stalled walk got to. It returns
+// when the run stopped: the cancel's moment when the engine noticed it
+// later.
+func (s *schedule) overdue(stopped time.Time) time.Time {
 	if stopped.IsZero() {
-		return
+		return stopped
+	}
+	if ns := s.canceledAt.Load(); ns != 0 && ns < stopped.UnixNano() {
+		// Carried onto stopped, which holds the monotonic reading.
+		stopped = stopped.Add(time.Duration(ns - stopped.UnixNano()))
 	}
 	for !s.ended {
 		if s.pending {
 			if s.origin.Add(s.due).After(stopped) {
-				return
+				return stopped
 			}
 			s.pending = false
 			if s.due >= s.a.Warmup {
@@ -58,6 +73,7 @@ func (s *schedule) overdue(stopped time.Time) {
 		}
 		s.next()
 	}
+	return stopped
 }
 
 // take makes the current arrival a job once the engine is awake for it. An
