@@ -1,21 +1,35 @@
 # The action's image: perfgate built static, on a slim Debian with what the
-# gate drives (git, the docker CLI and compose for the arms' services, the
-# PostgreSQL server binaries for the arms' store, bash for legacy contracts).
-FROM golang:1.26-bookworm AS build
-WORKDIR /src
-COPY go.mod go.sum ./
-RUN go mod download
-COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/perfgate ./cmd/perfgate
+# gate drives: git (bases and trees), the docker CLI and compose (the arms'
+# services, the sibling on the host's network, build_image), the PostgreSQL
+# server binaries (the arms' store), bash (builds and legacy contracts) and
+# tini (signals passed on, children reaped).
+#
+# Both base images are build arguments, so the image builds where no
+# registry is reachable (docs/action.md): BUILD_IMAGE needs Go unless the
+# build context carries a perfgate already built as prebuilt/perfgate (for
+# example `go build -ldflags "-X ...Version=v1.2.3" -o prebuilt/perfgate`).
+ARG BUILD_IMAGE=golang:1.26-bookworm
+ARG BASE_IMAGE=debian:bookworm-slim
 
-FROM debian:bookworm-slim
+FROM ${BUILD_IMAGE} AS build
+# VERSION is what `perfgate version` prints.
+ARG VERSION=dev
+WORKDIR /src
+COPY . .
+RUN set -eu; mkdir -p /out; \
+    if [ -x prebuilt/perfgate ]; then \
+      cp prebuilt/perfgate /out/perfgate; \
+    else \
+      CGO_ENABLED=0 go build -trimpath \
+        -ldflags "-s -w -X github.com/perfgate/perfgate/internal/cli.Version=${VERSION}" \
+        -o /out/perfgate ./cmd/perfgate; \
+    fi
+
+FROM ${BASE_IMAGE}
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      bash ca-certificates git docker.io docker-compose postgresql \
+      bash ca-certificates git docker.io docker-compose postgresql tini \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/perfgate /usr/local/bin/perfgate
-# tini reaps what the arms leave behind; `perfgate action` splits the args
-# input, runs the command and sets the verdict output.
-RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
 WORKDIR /github/workspace
 ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/perfgate", "action"]

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -59,7 +60,19 @@ func runAction(ctx context.Context, s *IO, args []string) error {
 	}
 	ctx, stop := host.WatchParent(ctx, s.Env)
 	defer stop()
-	return actionOutputs(s, dispatch(ctx, words, s))
+	if words[0] != "release-note" {
+		return actionOutputs(s, dispatch(ctx, words, s))
+	}
+	// The release-notes line is also a step output, for the step that
+	// drafts the release.
+	var line strings.Builder
+	sub := *s
+	sub.Out = io.MultiWriter(s.Out, &line)
+	err := dispatch(ctx, words, &sub)
+	if err == nil && s.Env("GITHUB_OUTPUT") != "" {
+		githubactions.New(githubactions.WithGetenv(s.Env), githubactions.WithWriter(s.Out)).SetOutput("release-note", strings.TrimSpace(line.String()))
+	}
+	return actionOutputs(s, err)
 }
 
 // actionOutputs sets the step outputs from a command's result and returns

@@ -1,0 +1,106 @@
+package actiontest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// actionVersion is the version the test image is built as; `perfgate
+// version` in it must print it.
+const actionVersion = "v0.0.0-actiontest"
+
+// actionImageTag is the image the end-to-end tests run, built from the
+// repository's Dockerfile on the Debian base with a perfgate built here.
+const actionImageTag = "perfgate-test/action:" + actionVersion
+
+var image struct {
+	once  sync.Once
+	tag   string
+	took  time.Duration
+	err   string
+	build string // the build's output, for a failure
+}
+
+// actionImage builds the action's image once per test process: the
+// repository's own Dockerfile, both base images given as build arguments
+// (the Debian base made from packages), and a perfgate built on this
+// machine with its version stamped by -ldflags -X, carried in the build
+// context as prebuilt/perfgate.
+func actionImage(t *testing.T) string {
+	t.Helper()
+	image.once.Do(func() {
+		base := debianBase(t)
+		root := moduleRoot(t)
+		ctxDir := t.TempDir()
+		bin := filepath.Join(ctxDir, "prebuilt", "perfgate")
+		start := time.Now()
+		gobuild := exec.Command("go", "build", "-trimpath",
+			"-ldflags", "-s -w -X github.com/perfgate/perfgate/internal/cli.Version="+actionVersion,
+			"-o", bin, "./cmd/perfgate")
+		gobuild.Dir = root
+		gobuild.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := gobuild.CombinedOutput(); err != nil {
+			image.err, image.build = "building perfgate: "+err.Error(), string(out)
+			return
+		}
+		df, err := os.ReadFile(filepath.Join(root, "Dockerfile"))
+		if err != nil {
+			image.err = err.Error()
+			return
+		}
+		if err := os.WriteFile(filepath.Join(ctxDir, "Dockerfile"), df, 0o644); err != nil {
+			image.err = err.Error()
+			return
+		}
+		build := exec.Command("docker", "build", "-q",
+			"--build-arg", "BUILD_IMAGE="+base, "--build-arg", "BASE_IMAGE="+base,
+			"--build-arg", "VERSION="+actionVersion, "-t", actionImageTag, ctxDir)
+		out, err := build.CombinedOutput()
+		if err != nil {
+			image.err, image.build = "docker build: "+err.Error(), string(out)
+			return
+		}
+		image.tag, image.took = actionImageTag, time.Since(start)
+	})
+	if image.err != "" {
+		t.Fatalf("building the action's image: %s\n%s", image.err, image.build)
+	}
+	t.Logf("the action's image %s: built in %s (perfgate compiled here, Debian packages installed; cached layers reused)", image.tag, image.took.Round(100*time.Millisecond))
+	return image.tag
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil || strings.TrimSpace(string(out)) == "" {
+		t.Fatalf("finding the module root: %v", err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(out)))
+}
+
+// The built image prints the version it was built as, both called directly
+// and through the action's entrypoint (tini, perfgate action).
+func TestImageVersion(t *testing.T) {
+	tag := actionImage(t)
+	direct := run(t, time.Minute, "docker", "run", "--rm", "--entrypoint", "/usr/local/bin/perfgate", tag, "version")
+	if strings.TrimSpace(direct) != "perfgate "+actionVersion {
+		t.Errorf("perfgate version in the image printed %q, want %q", direct, "perfgate "+actionVersion)
+	}
+	viaAction := run(t, time.Minute, "docker", "run", "--rm", tag, "version", "")
+	if !strings.Contains(viaAction, "perfgate "+actionVersion) {
+		t.Errorf("the entrypoint's version printed %q", viaAction)
+	}
+	// The tools the gate drives are in the image.
+	tools := run(t, time.Minute, "docker", "run", "--rm", "--entrypoint", "bash", tag, "-c",
+		"git --version && docker --version && docker-compose --version && ls /usr/lib/postgresql/*/bin/initdb && tini --version")
+	for _, want := range []string{"git version", "Docker version", "docker-compose version", "/bin/initdb", "tini version"} {
+		if !strings.Contains(tools, want) {
+			t.Errorf("the image lacks %s:\n%s", want, tools)
+		}
+	}
+}

@@ -1,0 +1,21 @@
+package actiontest
+
+import (
+	"os"
+	"testing"
+)
+
+// shared is a folder for what tests of this process share (the wftool
+// binary); it is removed when they end.
+var shared string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "perfgate-actiontest-")
+	if err != nil {
+		panic(err)
+	}
+	shared = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
