@@ -115,7 +115,9 @@ const (
 	otherModel = "Intel(R) Xeon(R) Platinum 8370C CPU @ 2.80GHz"
 )
 
-func exited(code int, model string) attemptFake { return attemptFake{kind: "exit", code: code, model: model} }
+func exited(code int, model string) attemptFake {
+	return attemptFake{kind: "exit", code: code, model: model}
+}
 
 var (
 	timedOut          = attemptFake{kind: "timeout"}
