@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/BurntSushi/toml"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/plan"
@@ -16,53 +15,6 @@ import (
 
 func init() {
 	register(Command{Name: "ab", Summary: "run the A/B gate over two arms given as commands or an arms file", Run: runAB})
-}
-
-// armsFile is the small file that may describe the two arms (docs/ab.md).
-type armsFile struct {
-	Store bool        `toml:"store"`
-	Base  armsFileArm `toml:"base"`
-	Head  armsFileArm `toml:"head"`
-}
-
-type armsFileArm struct {
-	Command []string          `toml:"command"`
-	Env     map[string]string `toml:"env"`
-	Dir     string            `toml:"dir"`
-	Port    int               `toml:"port"`
-	URL     string            `toml:"url"`
-	Ready   string            `toml:"ready"`
-	CAFile  string            `toml:"ca_file"`
-	Commit  string            `toml:"commit"`
-}
-
-func (a armsFileArm) spec(name string) gate.ArmSpec {
-	s := gate.ArmSpec{Command: a.Command, Dir: a.Dir, Port: a.Port, URL: a.URL, Ready: a.Ready, CAFile: a.CAFile,
-		Info: report.Arm{Name: name, Commit: a.Commit}}
-	for k, v := range a.Env {
-		s.Env = append(s.Env, k+"="+v)
-	}
-	return s
-}
-
-func readArmsFile(path string) (*armsFile, error) {
-	var f armsFile
-	md, err := toml.DecodeFile(path, &f)
-	if err != nil {
-		if pe, ok := err.(toml.ParseError); ok {
-			return nil, exit.Refusef("%s:%d: %s; docs/ab.md shows an arms file", path, pe.Position.Line, pe.Message)
-		}
-		return nil, exit.Refusef("reading the arms file %s: %v; docs/ab.md shows one", path, err)
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		return nil, exit.Refusef("%s: unknown key %q; the keys are store, and under [base]/[head] command, env, dir, port, url, ready, ca_file, commit (docs/ab.md)", path, und[0].String())
-	}
-	for name, a := range map[string]armsFileArm{"base": f.Base, "head": f.Head} {
-		if len(a.Command) == 0 {
-			return nil, exit.Refusef("%s: [%s] has no command; write command = [\"./bin/service\", \"--port\", \"@PORT@\"]", path, name)
-		}
-	}
-	return &f, nil
 }
 
 func runAB(ctx context.Context, s *IO, args []string) error {

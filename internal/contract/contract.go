@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/url"
 	"os"
 	"path"
@@ -281,8 +280,7 @@ func (c *Contract) validateReady() error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c.refuse("ready", "ready = %q is neither a path (\"/health\") nor an http URL (\"http://127.0.0.1:@PORT@/health\")", c.Ready)
 	}
-	host := u.Hostname()
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if host := u.Hostname(); !IsLoopback(host) {
 		return c.refuse("ready", "ready = %q probes %s: perfgate only probes loopback, use 127.0.0.1", c.Ready, host)
 	}
 	return nil
