@@ -116,3 +116,21 @@ func FuzzArmsFile(f *testing.F) {
 		}
 	})
 }
+
+// TestABFlagsOffLoopback: --base-url, --head-url and --ready off loopback
+// are refused before any arm starts.
+func TestABFlagsOffLoopback(t *testing.T) {
+	planPath := writePlan(t, "[[group]]\nname = \"a\"\npath = \"/\"\nexpect = 200\n")
+	for _, tc := range []struct{ flag, val, want string }{
+		{"--base-url", "http://10.1.2.3:@PORT@", `ab: --base-url "http://10.1.2.3:@PORT@" names 10.1.2.3, which is not loopback`},
+		{"--head-url", "tcp://127.0.0.1:@PORT@", `ab: --head-url "tcp://127.0.0.1:@PORT@" has scheme "tcp"; write http:// or https://`},
+		{"--ready", "http://example.com/h", `ab: --ready "http://example.com/h" names example.com, which is not loopback`},
+	} {
+		var out, errb strings.Builder
+		err := RunIO(t.Context(), []string{"ab", "--plan", planPath, "--out", t.TempDir(), "--base-cmd", "sleep 60", "--head-cmd", "sleep 60", tc.flag, tc.val},
+			&IO{Out: &out, Err: &errb})
+		if exit.Code(err) != exit.CannotJudge || err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s %s: %v", tc.flag, tc.val, err)
+		}
+	}
+}

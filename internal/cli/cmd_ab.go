@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/plan"
@@ -66,6 +68,19 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 		o.Base, o.Head = f.Base.spec("base"), f.Head.spec("head")
 		o.Store = o.Store || f.Store
 	case *baseCmd != "" && *headCmd != "":
+		// Checked before anything starts: a remote URL was once refused
+		// only after both arms were up.
+		for _, u := range []struct {
+			flag, val string
+			schemes   []string
+		}{{"base-url", *baseURL, []string{"http", "https"}}, {"head-url", *headURL, []string{"http", "https"}}, {"ready", *ready, []string{"http", "https", "tcp"}}} {
+			if u.val == "" || u.flag == "ready" && strings.HasPrefix(u.val, "/") {
+				continue
+			}
+			if err := contract.LoopbackURL(u.val, u.schemes...); err != nil {
+				return exit.Refusef("ab: --%s %q %v", u.flag, u.val, err)
+			}
+		}
 		o.Base = gate.ArmSpec{Command: []string{"sh", "-c", "exec " + *baseCmd}, URL: *baseURL, Dir: *baseDir, Ready: *ready}
 		o.Head = gate.ArmSpec{Command: []string{"sh", "-c", "exec " + *headCmd}, URL: *headURL, Dir: *headDir, Ready: *ready}
 	default:
