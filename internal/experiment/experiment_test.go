@@ -1,0 +1,160 @@
+package experiment_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/experiment"
+	"github.com/perfgate/perfgate/internal/experiment/target"
+	"github.com/perfgate/perfgate/internal/plan"
+)
+
+// poolTarget starts the bundled capacity target on loopback.
+func poolTarget(t *testing.T, cfg target.Config) string {
+	t.Helper()
+	s, err := target.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+const groupTOML = `server_timing = "Server-Timing"
+
+[[group]]
+name = "work"
+path = "/work"
+expect = 200
+
+[[group]]
+name = "light"
+path = "/light"
+expect = 200
+`
+
+func parsePlan(t *testing.T, exp string) *plan.Plan {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "plan.toml")
+	if err := os.WriteFile(path, []byte(groupTOML+"\n[experiment]\n"+exp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runExperiment(t *testing.T, p *plan.Plan, url string) *experiment.Report {
+	t.Helper()
+	v, err := plan.ResolveVars(p, nil, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	rep, err := experiment.Run(ctx, experiment.Spec{Plan: p, Vars: v, Seed: 1, Target: url, Shown: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := experiment.WriteSummary(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + b.String())
+	return rep
+}
+
+// W/S = 4 / 50 ms = 80 answers/s.
+var pool = target.Config{Workers: 4, Service: 50 * time.Millisecond, Queue: 16}
+
+func TestClosedLoopKneeIsThePool(t *testing.T) {
+	url := poolTarget(t, pool)
+	p := parsePlan(t, `model = "closed"
+group = "work"
+concurrency = [1, 2, 4, 8]
+warmup = "200ms"
+stage = "1500ms"
+`)
+	rep := runExperiment(t, p, url)
+	k := rep.Knee
+	if k == nil {
+		t.Fatalf("no knee; verdict %q", rep.Verdict)
+	}
+	if want := pool.Capacity(); k.Throughput < 0.9*want || k.Throughput > 1.1*want {
+		t.Errorf("knee %.1f/s at %s, want W/S = %.0f within 10 %%", k.Throughput, k.Name, want)
+	}
+	if k.Level != 4 || k.Attribution != "service" {
+		t.Errorf("knee at level %g attributed to the %s, want c=4 and the service", k.Level, k.Attribution)
+	}
+	if rep.Exit != 0 {
+		t.Errorf("exit %d (%s), want 0", rep.Exit, rep.Verdict)
+	}
+	for _, l := range rep.Little {
+		if l.Implied < 0.85*l.Users || l.Implied > 1.1*l.Users {
+			t.Errorf("Little's law at %s: throughput x latency = %.2f, want the %g workers", l.Stage, l.Implied, l.Users)
+		}
+	}
+}
+
+func TestOpenLoopKneeGaugeAndShedding(t *testing.T) {
+	url := poolTarget(t, pool)
+	p := parsePlan(t, `model = "open"
+group = "work"
+rates = [40, 60, 80, 100, 120]
+warmup = "500ms"
+stage = "1500ms"
+objective = "120ms"
+gauges = ["/metrics"]
+`)
+	rep := runExperiment(t, p, url)
+	k := rep.Knee
+	if k == nil {
+		t.Fatalf("no knee; verdict %q", rep.Verdict)
+	}
+	if want := pool.Capacity(); k.Throughput < 0.9*want || k.Throughput > 1.1*want {
+		t.Errorf("knee %.1f/s at %s, want W/S = %.0f within 10 %%", k.Throughput, k.Name, want)
+	}
+	last := rep.Stages[len(rep.Stages)-1].Derived
+	if last.Counts || !strings.Contains(strings.Join(last.Flags, ";"), "success gate") {
+		t.Errorf("120/s against a queue of 16: success %.3f, flags %q; want the stage under the gate and flagged", last.Success, last.Flags)
+	}
+	m := rep.FirstMoved
+	if m == nil {
+		t.Fatal("no gauge moved")
+	}
+	if m.Gauge != "capacity_pool_wait_seconds" {
+		t.Errorf("first gauge to move %s, want the pool wait", m.Gauge)
+	}
+	if m.LatencyAtS == nil || *m.LatencyAtS < m.AtS {
+		t.Errorf("%s: want the pool wait to move before p95 crossed the objective", m.Text)
+	}
+}
+
+func TestControlRampTellsPayloadFromConcurrency(t *testing.T) {
+	// The light group is served as fast as the pool serves any request, so
+	// the control bends at the same level: the pool (concurrency) is the
+	// limit. The report must say which.
+	url := poolTarget(t, target.Config{Workers: 2, Service: 40 * time.Millisecond})
+	p := parsePlan(t, `model = "closed"
+group = "work"
+control = "light"
+concurrency = [1, 2, 4]
+warmup = "200ms"
+stage = "1s"
+`)
+	rep := runExperiment(t, p, url)
+	if rep.Control == nil || len(rep.Control.Stages) != 3 {
+		t.Fatalf("control ramp missing: %+v", rep.Control)
+	}
+	if rep.Knee == nil || rep.Control.Knee == nil || !strings.Contains(rep.Control.Note, "the concurrency, not the payload") {
+		t.Errorf("knee %+v, control knee %+v, note %q", rep.Knee, rep.Control.Knee, rep.Control.Note)
+	}
+}

@@ -1,0 +1,252 @@
+package experiment
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// scraper reads Prometheus endpoints every interval while the run goes on.
+type scraper struct {
+	endpoints []string
+	every     time.Duration
+	client    *http.Client
+	origin    time.Time
+
+	mu     sync.Mutex
+	series map[string]*Gauge // endpoint + "\x00" + name
+	order  []string          // first seen first: the endpoint's own order breaks ties
+	errs   map[string]string // the last scrape error per endpoint
+}
+
+func newScraper(endpoints []string, every time.Duration, origin time.Time) *scraper {
+	return &scraper{endpoints: endpoints, every: every, origin: origin,
+		client: &http.Client{Timeout: every * 9 / 10}, series: map[string]*Gauge{}, errs: map[string]string{}}
+}
+
+// run scrapes until ctx ends; the caller waits for it to return.
+func (s *scraper) run(ctx context.Context) {
+	if len(s.endpoints) == 0 {
+		return
+	}
+	t := time.NewTicker(s.every)
+	defer t.Stop()
+	s.scrapeAll(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.scrapeAll(ctx)
+		}
+	}
+}
+
+func (s *scraper) scrapeAll(ctx context.Context) {
+	for _, ep := range s.endpoints {
+		at := time.Since(s.origin).Seconds()
+		vals, err := s.scrape(ctx, ep)
+		s.mu.Lock()
+		if err != nil {
+			if ctx.Err() == nil {
+				s.errs[ep] = err.Error()
+			}
+			s.mu.Unlock()
+			continue
+		}
+		for _, v := range vals {
+			key := ep + "\x00" + v.name
+			g := s.series[key]
+			if g == nil {
+				g = &Gauge{Endpoint: ep, Name: v.name}
+				s.series[key] = g
+				s.order = append(s.order, key)
+			}
+			g.Samples = append(g.Samples, GaugeSample{AtS: at, Value: v.value})
+		}
+		s.mu.Unlock()
+	}
+}
+
+func (s *scraper) scrape(ctx context.Context, ep string) ([]sample, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", ep, nil)
+	if err != nil {
+		return nil, fmt.Errorf("scraping %s: %w", ep, err)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("scraping %s: %w", ep, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("scraping %s: status %d", ep, resp.StatusCode)
+	}
+	return parseGauges(io.LimitReader(resp.Body, 8<<20))
+}
+
+// gauges returns what was scraped, in first-seen order, and one note per
+// endpoint that failed.
+func (s *scraper) result() ([]Gauge, []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Gauge
+	for _, k := range s.order {
+		out = append(out, *s.series[k])
+	}
+	var notes []string
+	for _, ep := range s.endpoints {
+		if e, ok := s.errs[ep]; ok {
+			notes = append(notes, "gauges: "+e)
+		}
+	}
+	return out, notes
+}
+
+type sample struct {
+	name  string
+	value float64
+}
+
+// parseGauges reads the gauges (and untyped values) of a Prometheus text
+// exposition. Counters, histograms and summaries only ever rise, so they
+// cannot "leave a resting value" and are skipped.
+//
+// This reads the text format itself rather than through
+// prometheus/common/expfmt: this module's go.mod does not carry the modules
+// expfmt needs (goautoneg, go-abnf, protobuf), so importing it does not
+// build. It reads the lines a gauge needs: `# TYPE name kind` and
+// `name{labels} value [timestamp]`.
+func parseGauges(r io.Reader) ([]sample, error) {
+	kinds := map[string]string{}
+	var out []sample
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "#") {
+			f := strings.Fields(line)
+			if len(f) >= 4 && f[1] == "TYPE" {
+				kinds[f[2]] = f[3]
+			}
+			continue
+		}
+		name, rest := line, ""
+		if i := strings.IndexByte(line, '{'); i >= 0 {
+			j := strings.LastIndexByte(line, '}')
+			if j < i {
+				return nil, fmt.Errorf("reading the gauges: unclosed labels in %q", line)
+			}
+			name, rest = line[:j+1], strings.TrimSpace(line[j+1:])
+		} else if f := strings.Fields(line); len(f) >= 2 {
+			name, rest = f[0], strings.Join(f[1:], " ")
+		}
+		base := name
+		if i := strings.IndexByte(base, '{'); i >= 0 {
+			base = base[:i]
+		}
+		if k := kinds[base]; k != "gauge" && k != "untyped" && k != "" {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			return nil, fmt.Errorf("reading the gauges: no value in %q", line)
+		}
+		v, err := strconv.ParseFloat(f[0], 64)
+		if err != nil || math.IsNaN(v) {
+			continue
+		}
+		out = append(out, sample{name: name, value: v})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading the gauges: %w", err)
+	}
+	return out, nil
+}
+
+// gauges finds each gauge's resting value (its samples during the first
+// stage) and when it left it: the first later sample further from the
+// mean than three times the first stage's spread, a tenth of the resting
+// value, or 1e-9 when the gauge rested still at zero. The first gauge to
+// move is reported with how long before the latency crossed its line (the
+// objective, or else 1.5 times the first stage's p95 in the per-second
+// series). Ties go to the gauge the endpoint lists first.
+func gauges(r *Report) {
+	if len(r.Gauges) == 0 || len(r.Stages) == 0 {
+		return
+	}
+	restEnd := r.Stages[0].StartS + r.Stages[0].LengthS
+	var first *Gauge
+	for i := range r.Gauges {
+		g := &r.Gauges[i]
+		g.MovedAtS = nil
+		var n, sum float64
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, s := range g.Samples {
+			if s.AtS <= restEnd {
+				n, sum = n+1, sum+s.Value
+				lo, hi = math.Min(lo, s.Value), math.Max(hi, s.Value)
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		g.Rest, g.Spread = sum/n, hi-lo
+		limit := math.Max(math.Max(3*g.Spread, 0.1*math.Abs(g.Rest)), 1e-9)
+		for _, s := range g.Samples {
+			if s.AtS > restEnd && math.Abs(s.Value-g.Rest) > limit {
+				at := s.AtS
+				g.MovedAtS = &at
+				break
+			}
+		}
+		if g.MovedAtS != nil && (first == nil || *g.MovedAtS < *first.MovedAtS) {
+			first = g
+		}
+	}
+	if first == nil {
+		r.Notes = append(r.Notes, "no gauge left its resting value")
+		return
+	}
+	at := *first.MovedAtS
+	si := stageAt(r.Stages, at)
+	m := &Moved{Gauge: first.Name, Endpoint: first.Endpoint, AtS: at, Stage: r.Stages[si].Name, Level: r.Stages[si].Level, Rest: first.Rest}
+	for _, s := range first.Samples {
+		if s.AtS == at {
+			m.Value = s.Value
+		}
+	}
+	line, what := r.Settings.ObjectiveMS, "the objective"
+	if line == 0 {
+		line, what = 1.5*r.Stages[0].Derived.LatencyMS, "1.5 times the first stage's"
+	}
+	for _, p := range r.Series {
+		if p.P95MS >= line && line > 0 {
+			c := p.AtS
+			m.LatencyAtS = &c
+			break
+		}
+	}
+	m.Text = fmt.Sprintf("%s left its resting value %.3g (now %.3g) at %.0f s, in stage %s (level %g)", m.Gauge, m.Rest, m.Value, m.AtS, m.Stage, m.Level)
+	if m.LatencyAtS != nil {
+		lead := *m.LatencyAtS - m.AtS
+		m.LeadS = &lead
+		if lead >= 0 {
+			m.Text += fmt.Sprintf(", %.0f s before p95 crossed %s (%.1f ms)", lead, what, line)
+		} else {
+			m.Text += fmt.Sprintf(", %.0f s after p95 crossed %s (%.1f ms)", -lead, what, line)
+		}
+	} else {
+		m.Text += fmt.Sprintf("; p95 never crossed %s (%.1f ms)", what, line)
+	}
+	r.FirstMoved = m
+}
