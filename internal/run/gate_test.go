@@ -1,0 +1,135 @@
+package run_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/examples/service"
+	"github.com/perfgate/perfgate/internal/arms"
+	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/run"
+)
+
+var exampled string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "run-gate-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	exampled, err = service.Build(context.Background(), dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// freePort asks the kernel for a loopback port nobody holds right now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// startArm starts the example service with knobs as one arm, stopped in
+// t.Cleanup.
+func startArm(t *testing.T, name string, knobs ...string) run.Arm {
+	t.Helper()
+	port := freePort(t)
+	url := "http://127.0.0.1:" + strconv.Itoa(port)
+	a, err := arms.Start(context.Background(), arms.Spec{
+		Name: name, Command: append([]string{exampled, "--addr", "127.0.0.1:" + strconv.Itoa(port)}, knobs...),
+		LogPath: filepath.Join(t.TempDir(), name+".log"), Ready: url + "/healthz", ReadyTimeout: 20 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Stop() })
+	return run.Arm{Name: name, Proc: a, URL: url}
+}
+
+// gate runs a short real gate of the plan text over two example-service
+// arms and judges it.
+func gate(t *testing.T, planText string, base, head []string) judge.Verdict {
+	t.Helper()
+	p, err := plan.Parse("plan.toml", []byte(planText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := plan.ResolveVars(p, nil, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := run.Gate(ctx, run.Config{Plan: p, Vars: v, Seed: 1,
+		Base: startArm(t, "base", base...), Head: startArm(t, "head", head...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return judge.Judge(res.Input)
+}
+
+const shortGate = `
+[ab]
+pairs = 2
+warmup = "200ms"
+measure = "1s"
+rate = 20
+idle = "0s"
+
+[[group]]
+name = "hello"
+path = "/hello"
+expect = 200
+`
+
+// The A/B gate evaluates [[threshold]] on the head: a limit the head
+// cannot meet fails the gate with its own line naming the plan's line,
+// while the head is no slower than the base.
+func TestGateThresholdFails(t *testing.T) {
+	v := gate(t, shortGate+"\n[[threshold]]\ngroup = \"hello\"\nmetric = \"p50\"\nbelow = \"5ms\"\n",
+		[]string{"--latency", "20ms"}, []string{"--latency", "20ms"})
+	if v.Code != judge.Regression || len(v.Thresholds) != 1 || !v.Thresholds[0].Fail {
+		t.Fatalf("code %v thresholds %+v failures %q cannot %q, want a regression from the threshold", v.Code, v.Thresholds, v.Failures, v.CannotJudge)
+	}
+	if !strings.Contains(strings.Join(v.Failures, "\n"), "head: threshold (plan line 14): p50 of group hello is") {
+		t.Errorf("failures %q do not name the threshold", v.Failures)
+	}
+	for _, m := range v.Metrics {
+		if m.Fail {
+			t.Errorf("metric %s failed an A/A gate", m.ID)
+		}
+	}
+}
+
+// Issue 10: a base that answers every group with 404 left no latency to
+// compare, and a head 200 ms slower passed. It cannot be judged now, and
+// says which group was left out and why.
+func TestGateNoGroupCompared(t *testing.T) {
+	v := gate(t, shortGate, []string{"--status-override", "/hello=404"}, []string{"--latency", "200ms"})
+	if v.Code != judge.CannotJudge {
+		t.Fatalf("code %v, want cannot judge; failures %q notes %q", v.Code, v.Failures, v.Notes)
+	}
+	if !strings.Contains(strings.Join(v.CannotJudge, "\n"), "no request group's latency could be compared") ||
+		len(v.LeftOut) != 1 || !strings.Contains(v.LeftOut[0], "group hello not compared: base had no answer as the plan says in 2 of 2 phases (answered 404 x") {
+		t.Errorf("cannot judge %q left out %q", v.CannotJudge, v.LeftOut)
+	}
+}
