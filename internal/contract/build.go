@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/exit"
@@ -34,15 +38,16 @@ func (c *Contract) BuildArm(ctx context.Context, outDir string, log io.Writer) e
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("building %s: making %s: %w", c.Tree, out, err)
 	}
-	bash, err := exec.LookPath("bash")
+	cmd, err := c.buildCommand(ctx, out)
 	if err != nil {
-		return exit.Refusef("building %s needs bash on PATH: install bash", c.Tree)
+		return err
 	}
-	fmt.Fprintf(log, "perfgate: building %s: %s\n", c.Tree, c.Build)
+	if c.BuildImage != "" {
+		fmt.Fprintf(log, "perfgate: building %s in the image %s: %s\n", c.Tree, c.BuildImage, c.Build)
+	} else {
+		fmt.Fprintf(log, "perfgate: building %s: %s\n", c.Tree, c.Build)
+	}
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, bash, "--noprofile", "--norc", "-c", c.Build)
-	cmd.Dir = c.Tree
-	cmd.Env = append(os.Environ(), "PERFGATE_OUT="+out, "PERFGATE_TREE="+c.Tree)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Run(); err != nil {
@@ -66,6 +71,56 @@ func (c *Contract) BuildArm(ctx context.Context, outDir string, log io.Writer) e
 	fmt.Fprintf(log, "perfgate: built %s in %s\n", dst, time.Since(start).Round(time.Millisecond))
 	return nil
 }
+
+// buildCommand is the build: bash -c in the tree on this machine, or, with
+// build_image, bash -c in a container of that image, so the build's
+// toolchain comes from the image and not from the machine perfgate runs on.
+// The tree and the output folder are mounted at their own paths and the
+// build runs in the tree, so every path the build sees, PERFGATE_OUT and
+// PERFGATE_TREE included, is the same inside and out. The container is
+// removed when the build ends and named after its output folder, so a
+// cancelled build is stopped by name.
+func (c *Contract) buildCommand(ctx context.Context, out string) (*exec.Cmd, error) {
+	env := []string{"PERFGATE_OUT=" + out, "PERFGATE_TREE=" + c.Tree}
+	if c.BuildImage == "" {
+		bash, err := exec.LookPath("bash")
+		if err != nil {
+			return nil, exit.Refusef("building %s needs bash on PATH: install bash, or name a build_image in %s", c.Tree, GateFile)
+		}
+		cmd := exec.CommandContext(ctx, bash, "--noprofile", "--norc", "-c", c.Build)
+		cmd.Dir = c.Tree
+		cmd.Env = append(os.Environ(), env...)
+		return cmd, nil
+	}
+	if !imageRefRe.MatchString(c.BuildImage) {
+		return nil, exit.Refusef("%s:%d: build_image %q is not an image reference: write it like golang:1.26-bookworm or ghcr.io/owner/image@sha256:...", GateFile, c.lines["build_image"], c.BuildImage)
+	}
+	if _, err := exec.LookPath("docker"); err != nil {
+		return nil, exit.Refusef("%s:%d: build_image %s needs the docker CLI on PATH and a docker engine: install docker, or build on this machine without build_image", GateFile, c.lines["build_image"], c.BuildImage)
+	}
+	name := "perfgate-build-" + strconv.FormatUint(uint64(crc32.ChecksumIEEE([]byte(out))), 16) + "-" + strconv.Itoa(os.Getpid())
+	args := []string{"run", "--rm", "--name", name, "--label", "perfgate.build=" + out,
+		"-v", c.Tree + ":" + c.Tree, "--workdir", c.Tree}
+	if !strings.HasPrefix(out+"/", c.Tree+"/") {
+		args = append(args, "-v", out+":"+out)
+	}
+	for _, e := range env {
+		args = append(args, "-e", e)
+	}
+	args = append(args, "--entrypoint", "bash", c.BuildImage, "--noprofile", "--norc", "-c", c.Build)
+	cmd := exec.CommandContext(ctx, "docker", args...)
+	// A cancelled build stops its container, not only the docker CLI.
+	cmd.Cancel = func() error {
+		stop := exec.Command("docker", "rm", "--force", name)
+		_ = stop.Run() // gone already is fine
+		return cmd.Process.Kill()
+	}
+	return cmd, nil
+}
+
+// imageRefRe is what an image reference may look like: no spaces, not an
+// option.
+var imageRefRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._/:@+-]*$`)
 
 // keepContract copies what rendering and checking read (the gate file, the
 // service config, the overrides or the legacy script, the plan) so the arm
@@ -97,7 +152,7 @@ func (c *Contract) keepContract(dir string) error {
 // LoadArm reads a built arm's folder: the contract kept beside the binary,
 // with Bin pointing at that binary.
 func LoadArm(armDir string) (*Contract, error) {
-	c, err := Load(filepath.Join(armDir, ArmContractDir))
+	c, err := loadKept(filepath.Join(armDir, ArmContractDir))
 	if err != nil {
 		return nil, fmt.Errorf("reading the arm in %s: %w", armDir, err)
 	}

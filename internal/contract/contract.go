@@ -16,8 +16,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
@@ -47,6 +45,10 @@ type Contract struct {
 	Seeds     map[string][]string // service -> files it is seeded from (compose cannot know them)
 	Plan      string              // the load plan
 	Legacy    *Legacy             // where overrides come from in a tree without the override file
+
+	// BuildImage, when set, is the docker image the build runs in, with
+	// the tree mounted at its own path (build.go); empty: on this machine.
+	BuildImage string
 
 	// Bin is the built binary's absolute path when it no longer sits in
 	// the tree (LoadArm sets it); empty means Tree/Binary.
@@ -80,6 +82,8 @@ type gateTOML struct {
 	Plan      string              `toml:"plan"`
 	Env       map[string]string   `toml:"env"`
 	Legacy    *Legacy             `toml:"legacy"`
+
+	BuildImage string `toml:"build_image"`
 }
 
 var (
@@ -91,9 +95,18 @@ var (
 // commandPlaceholders are what start and check may name.
 var commandPlaceholders = map[string]bool{"@BIN@": true, "@PORT@": true, "@DIR@": true, "@CONFIG@": true}
 
-// Load reads treeDir's gate file and checks that the files it names exist.
-// Bad input is refused with exit 2 naming file and line.
-func Load(treeDir string) (*Contract, error) {
+// Load reads treeDir's gate file and checks that the files it names exist
+// and that its override file is valid, so `perfgate prepare` refuses what
+// would otherwise fail only once the services have started. Bad input is
+// refused with exit 2 naming file and line.
+func Load(treeDir string) (*Contract, error) { return load(treeDir, true) }
+
+// loadKept reads a contract prepare kept beside an arm's build: it holds
+// the gate file, config and overrides but not the compose files, which the
+// services stage reads from the tree itself.
+func loadKept(dir string) (*Contract, error) { return load(dir, false) }
+
+func load(treeDir string, withCompose bool) (*Contract, error) {
 	abs, err := filepath.Abs(treeDir)
 	if err != nil {
 		return nil, fmt.Errorf("reading the gate contract of %s: %w", treeDir, err)
@@ -110,7 +123,7 @@ func Load(treeDir string) (*Contract, error) {
 		return nil, err
 	}
 	c.Tree = abs
-	if err := c.checkFiles(); err != nil {
+	if err := c.checkFiles(withCompose); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -120,25 +133,22 @@ func Load(treeDir string) (*Contract, error) {
 // use it on a blob.
 func parse(data []byte) (*Contract, error) {
 	var g gateTOML
-	md, err := toml.Decode(string(data), &g)
+	md, lines, err := decodeGate(data, &g)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, exit.Refusef("%s:%d: %s: fix the TOML syntax", GateFile, pe.Position.Line, pe.Message)
-		}
-		return nil, exit.Refusef("%s: %v: see docs/contract.md for each key's type", GateFile, err)
+		return nil, err
 	}
-	lines := keyLines(string(data))
 	if und := md.Undecoded(); len(und) > 0 {
+		// The first in the file, so fixing from the top converges.
+		sort.Slice(und, func(i, j int) bool { return lines[und[i].String()] < lines[und[j].String()] })
 		k := und[0].String()
-		return nil, exit.Refusef("%s:%d: unknown key %q: the keys are build, binary, start, check, config, config_env, overrides, prefix, ready, compose, seeds, plan, [env] and [legacy] (see docs/contract.md)",
-			GateFile, lines[k], k)
+		return nil, exit.Refusef("%s:%d: unknown key %q: the keys are build, build_image, binary, start, check, config, config_env, overrides, prefix, ready, compose, seeds, plan, [env] and [legacy] (see docs/contract.md)",
+			GateFile, max(lines[k], 1), k)
 	}
 	c := &Contract{
 		Build: g.Build, Binary: g.Binary, Start: g.Start, Check: g.Check,
 		Config: g.Config, ConfigEnv: g.ConfigEnv, Overrides: g.Overrides, Prefix: g.Prefix,
 		Env: g.Env, Ready: g.Ready, Compose: g.Compose, Seeds: g.Seeds, Plan: g.Plan,
-		Legacy: g.Legacy, lines: lines,
+		Legacy: g.Legacy, BuildImage: g.BuildImage, lines: lines,
 	}
 	if c.Overrides == "" {
 		c.Overrides = DefaultOverrides
@@ -155,11 +165,10 @@ func parse(data []byte) (*Contract, error) {
 	return c, nil
 }
 
+// refuse names key's line, or line 1 for a key the file does not write
+// (a missing key is added at the top as well as anywhere).
 func (c *Contract) refuse(key, format string, a ...any) error {
-	if n := c.lines[key]; n > 0 {
-		return exit.Refusef("%s:%d: %s", GateFile, n, fmt.Sprintf(format, a...))
-	}
-	return exit.Refusef("%s: %s", GateFile, fmt.Sprintf(format, a...))
+	return exit.Refusef("%s:%d: %s", GateFile, max(c.lines[key], 1), fmt.Sprintf(format, a...))
 }
 
 func (c *Contract) validate() error {
@@ -173,7 +182,7 @@ func (c *Contract) validate() error {
 		{"ready", c.Ready, `the ready probe, e.g. ready = "/health"`},
 	} {
 		if strings.TrimSpace(r.val) == "" {
-			return exit.Refusef("%s: %s is missing: add %s", GateFile, r.key, r.what)
+			return c.refuse(r.key, "%s is missing: add %s", r.key, r.what)
 		}
 	}
 	paths := []struct{ key, val string }{{"binary", c.Binary}, {"config", c.Config}, {"overrides", c.Overrides}, {"plan", c.Plan}}
@@ -310,13 +319,23 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// checkFiles refuses a contract whose files are missing from the tree.
-func (c *Contract) checkFiles() error {
+// checkFiles refuses a contract whose files are missing from the tree
+// (its compose files too, withCompose) or whose override file is invalid.
+func (c *Contract) checkFiles(withCompose bool) error {
 	if !exists(c.path(c.Config)) {
 		return c.refuse("config", "config = %q: the tree has no such file: add it or fix the path", c.Config)
 	}
+	if withCompose {
+		for i, f := range c.Compose {
+			if !exists(c.path(f)) {
+				return c.refuse(fmt.Sprintf("compose.%d", i), "compose names %s, which the tree does not have: add it or fix the path", f)
+			}
+		}
+	}
 	if exists(c.path(c.Overrides)) {
-		return nil
+		// Refused now, not once the services have started.
+		_, _, err := c.fileOverrides()
+		return err
 	}
 	if c.Legacy == nil {
 		return exit.Refusef("%s: the tree carries neither %s nor a legacy script whose function sets %s overrides: add %s (one %sNAME=VALUE a line)",

@@ -38,17 +38,8 @@ func writeTree(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// serviceTree is a tree whose build installs the test service knowing the
-// given keys, with the given service config and arm.env.
-func serviceTree(t *testing.T, known, config, armEnv string) map[string]string {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := "#!/bin/sh\n" + serviceEnv + "=1 exec '" + self + "' \"$1\" '" + known + "'\n"
-	return map[string]string{
-		GateFile: `# the test service's contract
+// serviceTreeGate is the test service's gate file.
+const serviceTreeGate = `# the test service's contract
 build = "mkdir -p bin && install -m 0755 svc.sh bin/svc"
 binary = "bin/svc"
 start = "@BIN@ serve"
@@ -62,11 +53,24 @@ plan = "perf/plan.toml"
 
 [env]
 SVC__USAGE__ENABLED = "false"
-`,
+`
+
+// serviceTree is a tree whose build installs the test service knowing the
+// given keys, with the given service config and arm.env.
+func serviceTree(t *testing.T, known, config, armEnv string) map[string]string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\n" + serviceEnv + "=1 exec '" + self + "' \"$1\" '" + known + "'\n"
+	return map[string]string{
+		GateFile:            serviceTreeGate,
 		"svc.sh*":           script,
 		"perf/service.toml": config,
 		"perf/arm.env":      armEnv,
 		"perf/plan.toml":    "# plan\n",
+		"compose.yaml":      "services: {}\n",
 	}
 }
 

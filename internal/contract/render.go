@@ -127,19 +127,12 @@ func renderConfig(file string, raw []byte, fill *strings.Replacer) ([]byte, erro
 // overrides returns the arm's NAME=VALUE overrides, unfilled, and a function
 // naming where a variable came from for refusals.
 func (c *Contract) overrides(ctx context.Context, fill *strings.Replacer) ([]string, func(string) string, error) {
-	data, err := os.ReadFile(c.path(c.Overrides))
+	kv, data, err := c.fileOverrides()
 	if err == nil {
-		kv, err := ParseOverrides(c.Overrides, data, c.Prefix)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(kv) == 0 {
-			return nil, nil, exit.Refusef("%s: sets no %s variable: add one %sNAME=VALUE a line", c.Overrides, c.Prefix, c.Prefix)
-		}
 		return kv, func(name string) string { return fmt.Sprintf("%s:%d", c.Overrides, lineOf(data, name)) }, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("reading %s: %w", c.Overrides, err)
+		return nil, nil, err
 	}
 	if c.Legacy == nil {
 		return nil, nil, exit.Refusef("%s: the tree carries neither %s nor a legacy script whose function sets %s overrides: add %s (one %sNAME=VALUE a line)",
@@ -150,11 +143,34 @@ func (c *Contract) overrides(ctx context.Context, fill *strings.Replacer) ([]str
 	for i, a := range c.Legacy.Args {
 		l.Args[i] = fill.Replace(a)
 	}
-	kv, err := Derive(ctx, c.Tree, l, c.Prefix)
+	kv, err = Derive(ctx, c.Tree, l, c.Prefix)
 	if err != nil {
 		return nil, nil, err
 	}
 	return kv, func(string) string { return fmt.Sprintf("%s %s()", l.Script, l.Function) }, nil
+}
+
+// fileOverrides reads and checks the override file: its NAME=VALUE pairs
+// and its text, or an error wrapping fs.ErrNotExist when the tree has none.
+func (c *Contract) fileOverrides() ([]string, []byte, error) {
+	data, err := os.ReadFile(c.path(c.Overrides))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", c.Overrides, err)
+	}
+	kv, err := ParseOverrides(c.Overrides, data, c.Prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(kv) == 0 {
+		return nil, nil, exit.Refusef("%s: sets no %s variable: add one %sNAME=VALUE a line", c.Overrides, c.Prefix, c.Prefix)
+	}
+	for _, p := range kv {
+		name, _, _ := strings.Cut(p, "=")
+		if _, fixed := c.Env[name]; fixed {
+			return nil, nil, exit.Refusef("%s:%d: sets %s, which [env] of %s:%d fixes for every arm: remove one of them", c.Overrides, lineOf(data, name), name, GateFile, c.lines["env."+name])
+		}
+	}
+	return kv, data, nil
 }
 
 func lineOf(data []byte, name string) int {

@@ -1,69 +1,69 @@
 package contract
 
 import (
-	"regexp"
-	"strings"
+	"errors"
+	"fmt"
+
+	"github.com/BurntSushi/toml"
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
-var (
-	tableRe = regexp.MustCompile(`^\s*\[\s*([A-Za-z0-9_."-]+)\s*\]`)
-	keyRe   = regexp.MustCompile(`^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.-]+)\s*=`)
-)
-
-// keyLines maps each key of a gate file ("build", "env.NAME",
-// "legacy.script", and "legacy" for a table header) to its line, because the
-// TOML decoder reports lines for syntax errors only and a refusal must name
-// the line to fix.
-func keyLines(text string) map[string]int {
-	lines := map[string]int{}
-	table := ""
-	inMulti := ""
-	for i, l := range strings.Split(text, "\n") {
-		n := i + 1
-		if inMulti != "" {
-			if strings.Contains(l, inMulti) {
-				inMulti = ""
-			}
-			continue
-		}
-		if m := tableRe.FindStringSubmatch(l); m != nil {
-			table = unquoteKey(m[1])
-			if _, ok := lines[table]; !ok {
-				lines[table] = n
-			}
-			continue
-		}
-		m := keyRe.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		key := unquoteKey(m[1])
-		if table != "" {
-			key = table + "." + key
-		}
-		if _, ok := lines[key]; !ok {
-			lines[key] = n
-		}
-		// A dotted key also locates its parent, so "legacy" finds "legacy.script = ...".
-		if j := strings.IndexByte(key, '.'); j > 0 {
-			if _, ok := lines[key[:j]]; !ok {
-				lines[key[:j]] = n
-			}
-		}
-		rest := l[len(m[0]):]
-		for _, q := range []string{`"""`, `'''`} {
-			if strings.Count(rest, q) == 1 {
-				inMulti = q
-			}
-		}
-	}
-	return lines
+// keyKinds is the TOML type of each top-level key of a gate file. The TOML
+// library silently skips a value of the wrong type for a table field
+// (env = 3), so every key is checked here, on its line.
+var keyKinds = map[string]string{
+	"build": "a string", "binary": "a string", "start": "a string", "check": "a string",
+	"config": "a string", "config_env": "a string", "overrides": "a string", "prefix": "a string",
+	"ready": "a string", "plan": "a string", "build_image": "a string", "compose": "an array", "seeds": "a table",
+	"env": "a table", "legacy": "a table",
 }
 
-func unquoteKey(k string) string {
-	parts := strings.Split(k, ".")
-	for i, p := range parts {
-		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+// decodeGate decodes a gate file into g and returns each key's line
+// ("build", "env.NAME", "legacy.script"), because the TOML decoder reports
+// lines for syntax errors only and a refusal must name the line to fix.
+func decodeGate(data []byte, g *gateTOML) (toml.MetaData, map[string]int, error) {
+	pos, err := tomlpos.Scan(string(data))
+	var deep *tomlpos.TooDeep
+	if errors.As(err, &deep) {
+		return toml.MetaData{}, nil, exit.Refusef("%s:%d: %v, as docs/contract.md shows", GateFile, deep.Line, err)
 	}
-	return strings.Join(parts, ".")
+	var raw map[string]any
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		line, msg, _ := tomlpos.DecodeError(err)
+		return toml.MetaData{}, nil, exit.Refusef("%s:%d: %s: fix the TOML syntax", GateFile, max(line, 1), msg)
+	}
+	for k, want := range keyKinds {
+		if v, ok := raw[k]; ok && kindOf(v) != want {
+			return toml.MetaData{}, nil, exit.Refusef("%s:%d: %s must be %s, not %s: see docs/contract.md for each key's type", GateFile, pos.Line(k), k, want, kindOf(v))
+		}
+	}
+	md, err := toml.Decode(string(data), g)
+	if err != nil {
+		line, msg, ok := tomlpos.DecodeError(err)
+		if !ok {
+			return md, nil, exit.Refusef("%s:1: %s: see docs/contract.md for each key's type", GateFile, msg)
+		}
+		return md, nil, exit.Refusef("%s:%d: %s: see docs/contract.md for each key's type", GateFile, line, msg)
+	}
+	return md, pos.Dotted(), nil
+}
+
+// kindOf names a decoded TOML value's type for a refusal.
+func kindOf(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "a whole number"
+	case float64:
+		return "a number"
+	case bool:
+		return "true or false"
+	case map[string]any:
+		return "a table"
+	case []any, []map[string]any:
+		return "an array"
+	}
+	return fmt.Sprintf("a %T", v)
 }

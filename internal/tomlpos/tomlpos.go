@@ -395,3 +395,13 @@ func (sc *scanner) value(path []string) {
 		}
 	}
 }
+
+// Dotted returns every recorded path joined with dots ("env.NAME",
+// "legacy.script") and its line, for files whose keys hold no dots.
+func (p *Positions) Dotted() map[string]int {
+	out := make(map[string]int, len(p.lines))
+	for k, l := range p.lines {
+		out[strings.ReplaceAll(k, "\x00", ".")] = l
+	}
+	return out
+}
