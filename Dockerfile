@@ -30,6 +30,9 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       bash ca-certificates git docker.io docker-compose postgresql tini \
  && rm -rf /var/lib/apt/lists/*
+# The runner's checkout belongs to the runner's user, not to this image's
+# root: without this git refuses it ("dubious ownership").
+RUN git config --system --add safe.directory '*'
 COPY --from=build /out/perfgate /usr/local/bin/perfgate
 WORKDIR /github/workspace
 ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/perfgate", "action"]
