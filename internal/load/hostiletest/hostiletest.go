@@ -12,6 +12,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/load"
@@ -58,7 +59,12 @@ type Server struct {
 	conns  map[net.Conn]struct{}
 	closed bool
 	wg     sync.WaitGroup
+
+	requests atomic.Int64
 }
+
+// Requests is how many requests got the hostile answer so far.
+func (s *Server) Requests() int64 { return s.requests.Load() }
 
 // Serve answers every connection on l as t does until Close. A request
 // for healthz (when not empty) is answered 200 instead, so an arm made of
@@ -137,6 +143,7 @@ func (s *Server) handle(c net.Conn) {
 			return
 		}
 	}
+	s.requests.Add(1)
 	if s.t.Head == "" && s.t.Repeat == "" {
 		io.Copy(io.Discard, br) // never answers: reads until either side closes
 		return
