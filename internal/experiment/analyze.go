@@ -50,11 +50,13 @@ func Analyze(r *Report) {
 	gauges(r)
 	r.Thresholds = thresholds(r)
 	routine(r)
-	if r.Clients != nil && r.Clients.Abort != nil {
-		r.Notes = append(r.Notes, "aborted at the first error: "+r.Clients.Abort.Text)
-	}
+	aborted := r.Clients != nil && r.Clients.Abort != nil
 
 	r.Exit, r.Verdict = 0, "answered"
+	if aborted {
+		// The abort is the answer the run was for: where errors began.
+		r.Verdict = "answered: " + r.Clients.Abort.Text
+	}
 	fail := func(code int, why string) {
 		if code > r.Exit {
 			r.Exit, r.Verdict = code, why
@@ -67,7 +69,8 @@ func Analyze(r *Report) {
 		}
 	}
 	switch {
-	case r.Canceled && (r.Clients == nil || r.Clients.Abort == nil):
+	case aborted:
+	case r.Canceled:
 		fail(2, "canceled: the figures are partial")
 	case len(r.Stages) == 0:
 		fail(2, "no stage was measured")

@@ -1,0 +1,300 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/experiment"
+	"github.com/perfgate/perfgate/internal/experiment/target"
+	"github.com/perfgate/perfgate/internal/load"
+)
+
+func capacityServer(t *testing.T, cfg target.Config) string {
+	t.Helper()
+	s, err := target.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+const experimentGroups = `server_timing = "Server-Timing"
+
+[[group]]
+name = "work"
+path = "/work"
+expect = 200
+`
+
+func TestExperimentCommand(t *testing.T) {
+	url := capacityServer(t, target.Config{Workers: 2, Service: 20 * time.Millisecond})
+	planPath := writePlan(t, experimentGroups+`
+[experiment]
+model = "closed"
+concurrency = [1, 2, 4]
+warmup = "100ms"
+stage = "700ms"
+gauges = ["/metrics"]
+`)
+	dir := t.TempDir()
+	out, htmlOut := filepath.Join(dir, "exp.json"), filepath.Join(dir, "exp.html")
+	text, err := runCLI(t, context.Background(), "experiment", "--plan", planPath, "--target", url, "--out", out, "--html", htmlOut)
+	if err != nil {
+		t.Fatalf("experiment: %v\n%s", err, text)
+	}
+	for _, want := range []string{"knee: c=2", "Little's law", "c=4"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("summary lacks %q:\n%s", want, text)
+		}
+	}
+	rep, err := experiment.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Knee == nil || rep.Knee.Level != 2 || len(rep.Stages) != 3 || len(rep.Gauges) == 0 {
+		t.Errorf("report: knee %+v, %d stages, %d gauges", rep.Knee, len(rep.Stages), len(rep.Gauges))
+	}
+	page, err := os.ReadFile(htmlOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(page), "<svg"); n < 4 {
+		t.Errorf("the HTML report holds %d charts, want at least 4", n)
+	}
+
+	// The same experiment against a report whose knee was twice as high.
+	k := *rep.Routine.Knee * 2
+	rep.Routine.Knee = &k
+	prevPath := filepath.Join(dir, "prev.json")
+	if err := rep.WriteFile(prevPath); err != nil {
+		t.Fatal(err)
+	}
+	text, err = runCLI(t, context.Background(), "experiment", "--plan", planPath, "--target", url, "--previous", prevPath)
+	if exit.Code(err) != 1 || !strings.Contains(text, fmt.Sprintf("the knee moved from %.1f/s to ", k)) {
+		t.Errorf("against a higher previous knee: exit %d, want 1 and the knee's move:\n%s", exit.Code(err), text)
+	}
+}
+
+func TestExperimentCommandModels(t *testing.T) {
+	for _, tc := range []struct {
+		name, exp string
+		cfg       target.Config
+		want      []string
+		code      int
+	}{
+		{"clients abort names the client", `model = "clients"
+clients = 6
+ramp_up = "600ms"
+duration = "1s"
+on_error = "abort"`, target.Config{Workers: 16, Service: 5 * time.Millisecond, FailAbove: 3},
+			[]string{"aborted: errors began with 4 clients running (status 503 on group \"work\""}, 0},
+		{"a short population run gets the joining warning", `model = "population"
+users = 300
+think = "500ms"
+warmup = "0s"
+duration = "1s"`, target.Config{Workers: 64, Service: time.Millisecond},
+			[]string{"no saturation verdict: over 2.0 think times", "reads about 25 % high", "run for at least 5s (10 think times)"}, 0},
+		{"a ramp without a knee cannot answer", `model = "closed"
+concurrency = [1, 2]
+warmup = "100ms"
+stage = "500ms"`, target.Config{Workers: 8, Service: 10 * time.Millisecond},
+			[]string{"no knee within the ramp", "extend the ramp"}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := capacityServer(t, tc.cfg)
+			planPath := writePlan(t, experimentGroups+"\n[experiment]\n"+tc.exp+"\n")
+			text, err := runCLI(t, context.Background(), "experiment", "--plan", planPath, "--target", url)
+			if exit.Code(err) != tc.code {
+				t.Errorf("exit %d (%v), want %d\n%s", exit.Code(err), err, tc.code, text)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("output lacks %q:\n%s", w, text)
+				}
+			}
+		})
+	}
+}
+
+func TestExperimentCommandRefuses(t *testing.T) {
+	noExp := writePlan(t, experimentGroups)
+	withExp := writePlan(t, experimentGroups+"\n[experiment]\nmodel = \"closed\"\nmax_concurrency = 2\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--plan", noExp, "--target", "http://127.0.0.1:1"}, noExp + ":1: the plan has no [experiment] table"},
+		{[]string{"--plan", withExp}, "--target is missing"},
+		{[]string{"--plan", withExp, "--target", "http://127.0.0.1:1", "--shard", "4/4", "--start", "2026-12-01T10:00:00Z"}, `--shard "4/4"`},
+		{[]string{"--plan", withExp, "--target", "http://127.0.0.1:1", "--shard", "1/4"}, "needs the shared --start"},
+		{[]string{"--plan", withExp, "--target", "http://127.0.0.1:1", "--on-error", "abort"}, "--on-error applies to the clients model"},
+	} {
+		text, err := runCLI(t, context.Background(), append([]string{"experiment"}, tc.args...)...)
+		if exit.Code(err) != 2 || !strings.Contains(text, tc.want) {
+			t.Errorf("%v: exit %d, want 2 and %q:\n%s", tc.args, exit.Code(err), tc.want, text)
+		}
+	}
+}
+
+func TestCapacityTargetCommand(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- RunIO(ctx, []string{"capacity-target", "--listen", "127.0.0.1:0", "--workers", "2", "--service", "1ms"}, &IO{Out: pw, Err: io.Discard})
+		pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("capacity-target after cancel: %v", err)
+		}
+	})
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	url := strings.Fields(strings.TrimPrefix(line, "capacity target on "))[0]
+	url = strings.TrimSuffix(url, ":")
+	if !strings.Contains(line, "2 workers x 1ms = 2000.0 requests/s") {
+		t.Errorf("first line %q", line)
+	}
+	for _, path := range []string{"/work", "/metrics"} {
+		resp, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || path == "/metrics" && !strings.Contains(string(body), "capacity_pool_wait_seconds ") {
+			t.Errorf("GET %s: %d %s", path, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestShardsMergeLikeOneProcess runs four perfgate processes, each one
+// shard of an open-loop schedule from a shared start, merges their reports
+// and compares them with one process sending the whole schedule.
+func TestShardsMergeLikeOneProcess(t *testing.T) {
+	bin := buildPerfgate(t)
+	// A service time long beside the machine's scheduling jitter, so two
+	// runs can be compared at all.
+	url := capacityServer(t, target.Config{Workers: 64, Service: 50 * time.Millisecond})
+	planPath := writePlan(t, experimentGroups+`
+[experiment]
+model = "open"
+warmup = "200ms"
+[[experiment.phase]]
+name = "low"
+from = 100
+to = 100
+duration = "1s"
+[[experiment.phase]]
+name = "high"
+from = 200
+to = 200
+duration = "1s"
+`)
+	dir := t.TempDir()
+	start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	var cmds []*exec.Cmd
+	var shards []string
+	for i := range 4 {
+		f := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+		shards = append(shards, f)
+		cmd := exec.Command(bin, "experiment", "--plan", planPath, "--target", url, "--shard", "/4", "--start", start, "--out", f)
+		cmd.Stdout, cmd.Stderr = &logWriter{t: t, prefix: fmt.Sprintf("shard %d: ", i)}, &logWriter{t: t, prefix: fmt.Sprintf("shard %d: ", i)}
+		cmd.Env = append(os.Environ(), fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		cmds = append(cmds, cmd)
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("shard %d: %v", i, err)
+		}
+	}
+	merged := filepath.Join(dir, "merged.json")
+	text, err := runCLI(t, context.Background(), append([]string{"merge", "--out", merged}, shards...)...)
+	if err != nil {
+		t.Fatalf("merge: %v\n%s", err, text)
+	}
+	whole := filepath.Join(dir, "whole.json")
+	if text, err := runCLI(t, context.Background(), "experiment", "--plan", planPath, "--target", url, "--out", whole); err != nil {
+		t.Fatalf("one process: %v\n%s", err, text)
+	}
+	m, err := experiment.ReadFile(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := experiment.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Shards != 4 {
+		t.Errorf("merged report of %d shards, want 4", m.Shards)
+	}
+	for i := range w.Stages {
+		ms, ws := m.Stages[i], w.Stages[i]
+		if ms.Sent != ws.Sent || ms.Total.Requests != ws.Total.Requests || ms.Offered != ws.Offered {
+			t.Errorf("stage %s: merged sent %d, requests %d, offered %.1f; one process %d, %d, %.1f", ws.Name, ms.Sent, ms.Total.Requests, ms.Offered, ws.Sent, ws.Total.Requests, ws.Offered)
+		}
+		// The merge is exact: the merged histogram is the union of the
+		// shards' histograms, value for value.
+		union := load.NewHistogram()
+		for _, f := range shards {
+			r, err := experiment.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := hdrhistogram.Decode([]byte(r.Stages[i].Total.Latency.HDR))
+			if err != nil {
+				t.Fatal(err)
+			}
+			union.Merge(h)
+		}
+		mh, err := hdrhistogram.Decode([]byte(ms.Total.Latency.HDR))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(mh.Distribution(), union.Distribution()) {
+			t.Errorf("stage %s: the merged histogram is not the union of the shards'", ws.Name)
+		}
+		// Against one process: two runs, so the service's own jitter on
+		// a shared machine, not the merge, bounds how close they come.
+		t.Logf("stage %s: p50/p90 merged %d/%d µs, one process %d/%d µs", ws.Name,
+			ms.Total.Latency.P50, ms.Total.Latency.P90, ws.Total.Latency.P50, ws.Total.Latency.P90)
+		if got, was := float64(ms.Total.Latency.P50), float64(ws.Total.Latency.P50); got < 0.9*was || got > 1.1*was {
+			t.Errorf("stage %s p50: merged %.0f µs, one process %.0f µs, want within 10 %%", ws.Name, got, was)
+		}
+	}
+}
+
+// logWriter passes a process's output to the test log.
+type logWriter struct {
+	t      *testing.T
+	prefix string
+}
+
+func (w *logWriter) Write(b []byte) (int, error) {
+	w.t.Log(w.prefix + strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
