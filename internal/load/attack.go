@@ -37,6 +37,9 @@ type Attack struct {
 
 	// Model chooses how requests come (model.go); nil is open loop on Pacer.
 	Model Model
+	// Remote allows a target beyond loopback: a capacity experiment's
+	// usual target is a staging host. The gate never sets it.
+	Remote bool
 	// observe sees every hit before the recorder does (model.go's stages).
 	observe func(origin time.Time, h *hit)
 }

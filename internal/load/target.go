@@ -78,8 +78,9 @@ func endpointFor(ctx context.Context, a *Attack, timeout time.Duration) (*endpoi
 		return nil, fmt.Errorf("resolving target host %q: %w", host, err)
 	}
 	var ip net.IP
+	remote := a.Remote // a capacity experiment against a staging host (docs/experiment.md)
 	for _, a := range ips {
-		if !a.IP.IsLoopback() {
+		if !a.IP.IsLoopback() && !remote {
 			return nil, fmt.Errorf("target host %q resolves to %s, which is not loopback: perfgate only sends load to 127.0.0.0/8 or ::1", host, a.IP)
 		}
 		if ip == nil {
