@@ -68,6 +68,13 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Groups with a dpop_key_file take proofs from pools that sign ahead
+	// of the schedule (internal/dpop, docs/dpop.md).
+	src, stopProofs, err := p.DPoP(ctx, src, v, *target)
+	if err != nil {
+		return err
+	}
+	defer stopProofs()
 	l := p.Load
 	if *rate > 0 {
 		l.Rate = *rate

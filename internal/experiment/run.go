@@ -187,6 +187,9 @@ type rampResult struct {
 // ramp runs the model once with one group ("" = the plan's groups).
 func (spec *Spec) ramp(ctx context.Context, group, label string, scrape bool) (*rampResult, error) {
 	e := spec.Plan.Experiment
+	if err := spec.Plan.NoDPoP("perfgate experiment"); err != nil {
+		return nil, err
+	}
 	src, groups, err := spec.Plan.GroupSource(spec.Vars, spec.Seed, group)
 	if err != nil {
 		return nil, err
@@ -200,7 +203,7 @@ func (spec *Spec) ramp(ctx context.Context, group, label string, scrape bool) (*
 		start = time.Now().Add(20 * time.Millisecond)
 	}
 	a := load.Attack{Target: spec.Target, CAFile: spec.CAFile, Source: src, Groups: groups, Model: model,
-		Start: start, ServerTiming: spec.Plan.ServerTiming}
+		Start: start, ServerTiming: spec.Plan.ServerTiming, Remote: true}
 	if spec.Progress != nil {
 		a.Progress = func(s load.Snapshot) {
 			i := len(meta) - 1

@@ -474,7 +474,7 @@ func (ps *parser) groups(raw map[string]any) {
 		}
 		g.Name = name
 		where := fmt.Sprintf("[[group]] %q", name)
-		ps.known(m, gp, where, "name", "method", "path", "headers", "body", "body_file", "expect", "weight", "max_rate")
+		ps.known(m, gp, where, "name", "method", "path", "headers", "body", "body_file", "expect", "weight", "max_rate", "dpop_key_file")
 		if s, ok := ps.str(m, gp, "method", `method = "GET"`); ok {
 			if !isToken(s) || strings.ToUpper(s) != s {
 				ps.at(gp, "method", "method %q is not an HTTP method; write method = %q", s, strings.ToUpper(firstToken(s, "GET")))
@@ -522,6 +522,7 @@ func (ps *parser) groups(raw map[string]any) {
 			ps.readBody(&g, join(gp, "body_file"))
 		}
 		ps.expect(m, gp, &g)
+		ps.dpopKey(m, gp, &g) // dpop.go
 		if w, ok := ps.num(m, gp, "weight", "weight = 1", 0, true, 1e6); ok {
 			g.Weight = w
 		}

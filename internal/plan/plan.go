@@ -59,6 +59,8 @@ type Group struct {
 	Weight             float64 // share when Load.Order is "weight"; 1 unless written
 	MaxRate            float64 // arrivals/s this group must stay below; 0 = no limit
 	Line               int     // line of the group's [[group]] header
+	DPoPKeyFile        string  // sends DPoP proofs signed by this key (dpop.go); relative to the plan's folder
+	dpopLine           int
 
 	bodyPath string // BodyFile resolved, for messages about its lines
 }

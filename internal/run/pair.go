@@ -59,6 +59,13 @@ func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, out p
 		if err != nil {
 			return base, head, out, err
 		}
+		// Groups with a dpop_key_file take proofs from pools that sign
+		// ahead of the schedule (internal/dpop), stopped with the pair.
+		src, stopProofs, err := c.Plan.DPoP(ctx, src, c.Vars, r.arm.URL)
+		if err != nil {
+			return base, head, out, err
+		}
+		defer stopProofs()
 		r.groups, r.src = groups, src
 		attacks[k] = load.Attack{
 			Target:       r.arm.URL,
