@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 	gatepkg "github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/load"
 	"github.com/perfgate/perfgate/internal/report"
 )
 
@@ -33,6 +35,9 @@ func runCompare(_ context.Context, s *IO, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return exit.Refusef("compare: unexpected argument %q: the report goes after --report", fs.Arg(0))
+	}
+	if err := gateReportKind(*path); err != nil {
+		return err
 	}
 	r, err := report.Read(*path)
 	if err != nil {
@@ -64,6 +69,27 @@ func runCompare(_ context.Context, s *IO, args []string) error {
 		}
 	}
 	return gatepkg.VerdictError(r.Verdict)
+}
+
+// gateReportKind refuses a report of another kind, such as the one
+// `perfgate load --out` writes, which would otherwise be read as a gate's
+// report that "names no metric". A file that cannot be read or parsed is
+// left to report.Read, which says why.
+func gateReportKind(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if json.Unmarshal(b, &head) != nil || head.Kind == "" {
+		return nil
+	}
+	if head.Kind == load.ReportKind {
+		return exit.Refusef("compare: %s is a `perfgate load` report (kind %q): it measured one target and holds no base and head to judge; give the report of an A/B gate (`perfgate ab` or `perfgate run` write latest.json)", path, head.Kind)
+	}
+	return exit.Refusef("compare: %s is a report of kind %q, not an A/B gate's report; give the latest.json that `perfgate ab` or `perfgate run` wrote", path, head.Kind)
 }
 
 // overrideTolerances lays the command line's tolerances over the report's.

@@ -108,7 +108,7 @@ func TestCompareWritesSummaryAndReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## ✅ perfgate: pass (exit 0)", "_Judged again offline by `perfgate compare`, tolerances: latency 40 %._", "| p50.search (ms) | 3.92 | 5.31 | 1.35 | 40 % |", "xychart-beta"} {
+	for _, want := range []string{"## ✅ perfgate: pass (exit 0)", "_Judged again offline by `perfgate compare`, tolerances: latency 40 %._", "| p50.search (ms) | 3.92 | 5.31 | 1.35 | +35.5 % | 40 % |", "xychart-beta"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("summary lacks %q:\n%s", want, b)
 		}
@@ -132,11 +132,16 @@ func TestCompareRefuses(t *testing.T) {
 	if err := os.WriteFile(future, []byte(`{"version": 7, "tool": "perfgate v3.1.0"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	loadReport := filepath.Join(t.TempDir(), "load.json")
+	if err := os.WriteFile(loadReport, []byte(`{"version": 1, "kind": "perfgate.load", "target": "http://127.0.0.1:1"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
+		{name: "a load report", args: []string{"--report", loadReport}, want: "is a `perfgate load` report (kind \"perfgate.load\"): it measured one target and holds no base and head to judge"},
 		{name: "no report", args: nil, want: "give the report to judge: perfgate compare --report target/perf/latest.json"},
 		{name: "missing file", args: []string{"--report", "testdata/compare/nope.json"}, want: "nope.json: no such file"},
 		{name: "future version", args: []string{"--report", future}, want: "it is a version 7 report (written by perfgate v3.1.0) and this perfgate reads up to version 1"},
@@ -158,4 +163,32 @@ func TestCompareRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzCompareReport: whatever file is handed to compare, it judges it or
+// refuses it; it never panics, exits only 0, 1 or 2, and a refusal is one
+// line.
+func FuzzCompareReport(f *testing.F) {
+	for _, name := range []string{"pass", "regression", "cannot-judge"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", "compare", name+".json")); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"version": 1, "kind": "perfgate.load"}`))
+	f.Add([]byte(`{"version": 1, "input": {"metrics": [{"id": "p99.x", "base": [1], "head": [2]}]}}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "latest.json")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		err := RunIO(context.Background(), []string{"compare", "--report", path}, &IO{Out: &out, Err: &errb, Getenv: func(string) string { return "" }})
+		if c := exit.Code(err); c < 0 || c > 2 {
+			t.Fatalf("exit %d", c)
+		}
+		if err != nil && exit.Code(err) == exit.CannotJudge && out.Len() == 0 && strings.Count(strings.TrimSuffix(errb.String(), "\n"), "\n") > 0 {
+			t.Fatalf("a refusal took more than one line:\n%s", errb.String())
+		}
+	})
 }

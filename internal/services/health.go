@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -40,10 +41,16 @@ func (c inspected) label() string {
 	return c.Config.Labels["com.docker.compose.project"] + "/" + c.Config.Labels["com.docker.compose.service"]
 }
 
+// logPath is where saveLogs keeps the container's output.
+func (c inspected) logPath(logDir string) string {
+	l := c.Config.Labels
+	return filepath.Join(logDir, l["com.docker.compose.project"], l["com.docker.compose.service"]+"-"+l["com.docker.compose.container-number"]+".log")
+}
+
 // waitHealthy polls the run's containers until each is healthy: by its
 // health check when it has one (docker-compose 1.29 has no --wait), else
 // by its published ports answering.
-func waitHealthy(ctx context.Context, runID string, timeout time.Duration) error {
+func waitHealthy(ctx context.Context, runID, logDir string, timeout time.Duration) error {
 	if timeout <= 0 {
 		timeout = 3 * time.Minute
 	}
@@ -51,7 +58,7 @@ func waitHealthy(ctx context.Context, runID string, timeout time.Duration) error
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		waiting, err := notReady(ctx, runID)
+		waiting, err := notReady(ctx, runID, logDir)
 		if err != nil {
 			return err
 		}
@@ -72,7 +79,7 @@ func waitHealthy(ctx context.Context, runID string, timeout time.Duration) error
 var errFailed = errors.New("service failed")
 
 // notReady lists the containers still starting, or fails on one that died.
-func notReady(ctx context.Context, runID string) ([]string, error) {
+func notReady(ctx context.Context, runID, logDir string) ([]string, error) {
 	ids, err := docker(ctx, "ps", "-a", "-q", "--filter", "label="+RunLabel+"="+runID)
 	if err != nil {
 		return nil, fmt.Errorf("listing the run's containers: %w", err)
@@ -98,7 +105,8 @@ func notReady(ctx context.Context, runID string) ([]string, error) {
 			if c.State.ExitCode == 0 && c.State.Health == nil && len(published(c)) == 0 {
 				continue
 			}
-			return nil, fmt.Errorf("%w: %s exited with code %d (see its log)", errFailed, name, c.State.ExitCode)
+			// Down keeps each container's log there (saveLogs).
+			return nil, fmt.Errorf("%w: %s exited with code %d (its log: %s)", errFailed, name, c.State.ExitCode, c.logPath(logDir))
 		case "running":
 		default:
 			waiting = append(waiting, name+" "+c.State.Status)

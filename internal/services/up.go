@@ -156,7 +156,7 @@ func Up(ctx context.Context, p *Plan, st Start) (*Running, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, r.abort(ctx, err)
 	}
-	if err := waitHealthy(ctx, runID, p.WaitTimeout); err != nil {
+	if err := waitHealthy(ctx, runID, r.logDir, p.WaitTimeout); err != nil {
 		return nil, r.abort(ctx, err)
 	}
 	r.Healthy = time.Since(start)

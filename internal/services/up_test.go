@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -231,6 +232,30 @@ func TestUpTearsDownAfterAFailedStart(t *testing.T) {
 	t.Logf("failed start: %v", err)
 	if left, lerr := Leftovers(context.Background(), runID); lerr != nil || len(left) > 0 {
 		t.Fatalf("after a failed start: %v %v", left, lerr)
+	}
+}
+
+// TestUpNamesTheLogOfAServiceThatExited: a service that dies at start is
+// reported with the path of the log Down kept for it.
+func TestUpNamesTheLogOfAServiceThatExited(t *testing.T) {
+	t.Parallel() // its own project, port and run id
+	const dies = "services:\n  job:\n    image: ${IMAGE}\n    environment: {FAIL: \"1\"}\n    ports: [{target: 80, published: \"${PORT}\", host_ip: 127.0.0.1}]\n"
+	env := []string{"IMAGE=" + servicetest.Image(t), fmt.Sprintf("PORT=%d", freePort(t))}
+	head, base := writeTree(t, map[string]string{"compose.yaml": dies}, env...), writeTree(t, map[string]string{"compose.yaml": dies}, env...)
+	head.Project = fmt.Sprintf("pgtest%d", time.Now().UnixNano()%1e9)
+	base.Project = head.Project
+	p := mustDiff(t, head, base)
+	p.WaitTimeout = 40 * time.Second
+	_, err := runUp(t, context.Background(), p, fmt.Sprintf("t%d", time.Now().UnixNano()))
+	if err == nil {
+		t.Fatal("Up with a service that exits: no error")
+	}
+	m := regexp.MustCompile(`job exited with code 3 \(its log: ([^)]+\.log)\)`).FindStringSubmatch(err.Error())
+	if m == nil {
+		t.Fatalf("the failure names no log path: %v", err)
+	}
+	if _, serr := os.Stat(m[1]); serr != nil {
+		t.Errorf("the named log %s: %v", m[1], serr)
 	}
 }
 
