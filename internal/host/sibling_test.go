@@ -1,0 +1,106 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/services/servicetest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	servicetest.Cleanup()
+	os.Exit(code)
+}
+
+func containerExists(name string) bool {
+	return exec.Command("docker", "container", "inspect", name).Run() == nil
+}
+
+// A real sibling: its exit code passes through, the environment reaches it
+// by name, a cancel sends it SIGTERM, and it is gone afterwards.
+func TestSiblingRun(t *testing.T) {
+	img := servicetest.Image(t)
+	tests := []struct {
+		name   string
+		env    []string
+		cancel bool
+		code   int
+	}{
+		// The echo server exits 3 at once when FAIL is set.
+		{"exit code passes through", []string{"FAIL=1", "MESSAGE=x"}, false, 3},
+		// It exits 0 on SIGTERM, as a service tearing down does.
+		{"a cancel sends SIGTERM", []string{"LISTEN=127.0.0.1:0", "MESSAGE=x"}, true, 0},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			name := "perfgate-host-test-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i)
+			t.Cleanup(func() { exec.Command("docker", "rm", "-f", name).Run() })
+			var out bytes.Buffer
+			s := &Sibling{Parent: &Container{ID: "parent-test", Image: img}, Name: name, Label: "host-test",
+				Dir: "/", Env: tc.env, Stdout: &out, Stderr: &out, Grace: 20 * time.Second}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.cancel {
+				go func() {
+					for !containerExists(name) {
+						time.Sleep(100 * time.Millisecond)
+					}
+					time.Sleep(500 * time.Millisecond)
+					cancel()
+				}()
+			}
+			start := time.Now()
+			code, err := s.Run(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s", code, tc.code, out.String())
+			}
+			if tc.cancel && time.Since(start) > 15*time.Second {
+				t.Errorf("the sibling took %s to stop: SIGTERM did not reach it", time.Since(start))
+			}
+			if containerExists(name) {
+				t.Errorf("the sibling %s remains", name)
+			}
+		})
+	}
+}
+
+// A sibling whose parent container goes away cancels itself.
+func TestWatchParent(t *testing.T) {
+	img := servicetest.Image(t)
+	name := "perfgate-host-parent-" + strconv.Itoa(os.Getpid())
+	t.Cleanup(func() { exec.Command("docker", "rm", "-f", name).Run() })
+	if out, err := exec.Command("docker", "run", "-d", "--name", name, "-e", "MESSAGE=parent", img).CombinedOutput(); err != nil {
+		t.Fatalf("starting the parent: %v\n%s", err, out)
+	}
+	env := map[string]string{SiblingEnv: "1", ParentEnv: name}
+	ctx, stop := WatchParent(context.Background(), func(k string) string { return env[k] })
+	defer stop()
+	select {
+	case <-ctx.Done():
+		t.Fatal("cancelled while the parent runs")
+	case <-time.After(time.Second):
+	}
+	if out, err := exec.Command("docker", "rm", "-f", name).CombinedOutput(); err != nil {
+		t.Fatalf("removing the parent: %v\n%s", err, out)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the parent is gone but the sibling's context is not cancelled")
+	}
+	// Outside a sibling nothing is watched.
+	plain, stopPlain := WatchParent(context.Background(), func(string) string { return "" })
+	defer stopPlain()
+	if plain.Err() != nil {
+		t.Error("WatchParent cancelled a process that is no sibling")
+	}
+}
