@@ -46,12 +46,6 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 	if *target == "" {
 		return exit.Refusef("perfgate load: --target is missing; write --target http://127.0.0.1:8080")
 	}
-	// Checked before the plan, so a target perfgate cannot use is refused
-	// with its own message, and credentials in it are never printed.
-	u, _, err := load.ParseTarget(*target)
-	if err != nil {
-		return exit.Refusef("perfgate load --target: %w", err)
-	}
 	if *rate < 0 || *duration < 0 {
 		return exit.Refusef("perfgate load: --rate and --duration must be positive; write --rate 20 --duration 60s")
 	}
@@ -64,6 +58,13 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 		return err
 	}
 	maskSecrets(s, v)
+	// Checked before anything runs, so a target perfgate cannot use is
+	// refused with its own reason; ParseTarget never repeats credentials
+	// in the URL, and the plan's secrets are redacted like every error.
+	u, _, err := load.ParseTarget(*target)
+	if err != nil {
+		return exit.Refuse(v.RedactError(fmt.Errorf("perfgate load --target: %w", err)))
+	}
 	src, groups, err := p.Source(v, *seed)
 	if err != nil {
 		return err
