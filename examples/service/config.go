@@ -39,6 +39,7 @@ type config struct {
 	stallEvery    time.Duration
 	readyDelay    time.Duration
 	overrides     statusOverrides
+	tokenCache    bool
 }
 
 // statusOverrides maps a request path to the status it is answered with.
@@ -92,6 +93,7 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.stall, "stall", 0, "every --stall-every, requests hang for this long")
 	fs.DurationVar(&c.stallEvery, "stall-every", 3*time.Second, "period of the stalls set by --stall")
 	fs.DurationVar(&c.readyDelay, "ready-delay", 0, "/healthz answers 503 for this long after start")
+	fs.BoolVar(&c.tokenCache, "token-cache", true, "GET /onward/{id} exchanges a token once and caches it; false exchanges one per request (a missing cache: one more round trip each, counted at GET /calls)")
 	fs.Var(c.overrides, "status-override", "answer requests to an exact path with another status, as `PATH=CODE` (repeatable, or comma-separated)")
 
 	var envErr error

@@ -30,6 +30,11 @@ type server struct {
 
 	// sink keeps the CPU work from being optimised away.
 	sink atomic.Uint32
+
+	// exchanges counts the token exchanges /onward made; cached is set
+	// once the token is cached (--token-cache).
+	exchanges atomic.Int64
+	cached    atomic.Bool
 }
 
 func newServer(c *config, st *pgStore) *server {
@@ -52,7 +57,23 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /items", s.wrap(s.postItem))
 	mux.HandleFunc("GET /alloc", s.allocRoute)
 	mux.HandleFunc("GET /debug/cpu", s.cpuRoute)
+	mux.HandleFunc("GET /onward/{id}", s.wrap(s.onward))
+	mux.HandleFunc("GET /calls", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, "{\"exchanges\":%d}\n", s.exchanges.Load())
+	})
 	return mux
+}
+
+// onward stands for a read passed on to another service under a token
+// exchanged for the caller's: with --token-cache the token is exchanged
+// once, without it once per request, the broken cache a counter catches.
+func (s *server) onward(r *http.Request) reply {
+	if !s.c.tokenCache || !s.cached.Load() {
+		s.exchanges.Add(1)
+		s.cached.Store(s.c.tokenCache)
+	}
+	return reply{http.StatusOK, map[string]string{"id": r.PathValue("id")}}
 }
 
 // wrap adds the knobs' costs around a route's own work and times the whole

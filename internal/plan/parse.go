@@ -52,7 +52,7 @@ func parse(path string, data []byte) (*Plan, error) {
 	p.Path, p.dir, p.pos = path, ps.dir, ps.pos
 	ps.p = p
 
-	ps.known(raw, nil, "the plan's top level", "server_timing", "vars", "data", "load", "ab", "judge", "tolerance", "threshold", "group", "experiment")
+	ps.known(raw, nil, "the plan's top level", "server_timing", "vars", "data", "load", "ab", "judge", "tolerance", "threshold", "group", "experiment", "counter", "store_writes", "control")
 	if v, ok := ps.str(raw, nil, "server_timing", `server_timing = "Server-Timing"`); ok {
 		if !isToken(v) {
 			ps.at(nil, "server_timing", "server_timing %q is not a header name; write server_timing = \"Server-Timing\"", v)
@@ -69,6 +69,8 @@ func parse(path string, data []byte) (*Plan, error) {
 	ps.tolerance(raw)
 	ps.thresholds(raw)
 	ps.experiment(raw) // experiment.go
+	ps.counters(raw)   // counter.go
+	ps.controls(raw)   // control.go
 	ps.placeholders()
 	if len(ps.list) == 0 {
 		// [load]'s defaults are only checked when the plan writes [load]:

@@ -44,6 +44,12 @@ type Plan struct {
 	// Experiment is the [experiment] table (experiment.go).
 	Experiment Experiment
 
+	// Counters, StoreWrites and Controls are the after-run checks and the
+	// controls (counter.go, control.go; run by internal/controls).
+	Counters    []Counter
+	StoreWrites []StoreWrites
+	Controls    []Control
+
 	dir string // folder relative file names are read from
 	pos *positions
 }
