@@ -180,17 +180,23 @@ func measureAll(ctx context.Context, o options) error {
 		return fmt.Errorf("making a temp folder for the example service: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	bin, err := service.Build(ctx, tmp)
-	if err != nil {
-		return err
+	bin := ""
+	if o.target == "example" {
+		if bin, err = service.Build(ctx, tmp); err != nil {
+			return err
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
 		return fmt.Errorf("making the results folder: %w", err)
 	}
-	fmt.Printf("bench/power: the base runs `exampled --latency %s`; the head %s. Results: %s\n", o.latency, map[string]string{
-		"latency": fmt.Sprintf("a longer --latency, (%s + %s) x factor - %s in whole ms, so its p50 as measured is near the factor's", o.latency, o.overhead, o.overhead),
-		"factor":  "adds --latency-factor",
-	}[o.inject], o.out)
+	if o.target != "example" {
+		fmt.Printf("bench/power: the bundled %s target (target.go, time scale %s), the head's service times x the scenario's factor. Results: %s\n", o.target, o.mean, o.out)
+	} else {
+		fmt.Printf("bench/power: the base runs `exampled --latency %s`; the head %s. Results: %s\n", o.latency, map[string]string{
+			"latency": fmt.Sprintf("a longer --latency, (%s + %s) x factor - %s in whole ms, so its p50 as measured is near the factor's", o.latency, o.overhead, o.overhead),
+			"factor":  "adds --latency-factor",
+		}[o.inject], o.out)
+	}
 	var all []record
 	for _, pr := range o.profiles {
 		p, err := pr.plan()

@@ -227,11 +227,13 @@ func inject(p *judge.Phase, inj injection) {
 // injection with its 95 % interval.
 func resampleFiles(w io.Writer, paths []string, perGate, pairs int) error {
 	byTarget := map[string][]record{}
+	var all []record
 	for _, path := range paths {
 		recs, err := readRecords(strings.TrimSpace(path))
 		if err != nil {
 			return err
 		}
+		all = append(all, recs...)
 		for _, r := range recs {
 			if r.Scenario != "aa" || r.Input == nil || r.Code == judge.CannotJudge {
 				continue
@@ -306,7 +308,77 @@ func resampleFiles(w io.Writer, paths []string, perGate, pairs int) error {
 		}
 	}
 	fmt.Fprintln(w, "\nA/A is the false-alarm rate; the others are the share caught. Intervals: 95 %, bootstrap over the recorded gates.")
+	recordedAsTheyAre(w, all)
 	return nil
+}
+
+// recordedAsTheyAre judges every recorded gate, as it ran, with each
+// method: per target and scenario, how many it alarms on, with the exact
+// two-sided 95 % (Clopper-Pearson) interval. Gates that could not be
+// judged when they ran are counted apart: a retry would have run them.
+func recordedAsTheyAre(w io.Writer, recs []record) {
+	type key struct{ target, scenario string }
+	groups := map[key][]record{}
+	cannot := map[key]int{}
+	var keys []key
+	for _, r := range recs {
+		t := r.Target
+		if t == "" {
+			t = "example"
+		}
+		k := key{t, r.Scenario}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+			groups[k] = nil
+		}
+		if r.Input == nil || r.Code == judge.CannotJudge {
+			cannot[k]++
+			continue
+		}
+		groups[k] = append(groups[k], r)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].target != keys[j].target {
+			return keys[i].target < keys[j].target
+		}
+		return keys[i].scenario < keys[j].scenario
+	})
+	fmt.Fprintf(w, "\nrecorded gates as they ran, judged by each method (alarms of judged gates, exact 95 %% interval):\n\n| target | scenario | judged | cannot judge |")
+	for _, m := range methods {
+		fmt.Fprintf(w, " %s |", m.Name)
+	}
+	fmt.Fprintf(w, "\n|---|---|---:|---:|%s\n", strings.Repeat("---|", len(methods)))
+	for _, k := range keys {
+		gs := groups[k]
+		fmt.Fprintf(w, "| %s | %s | %d | %d |", k.target, k.scenario, len(gs), cannot[k])
+		for _, m := range methods {
+			n := 0
+			for _, r := range gs {
+				if m.Alarm(*r.Input) {
+					n++
+				}
+			}
+			lo, hi := twoSided(n, len(gs))
+			fmt.Fprintf(w, " %d/%d [%s, %s] |", n, len(gs), pctF(lo), pctF(hi))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// twoSided is the exact (Clopper-Pearson) two-sided 95 % interval of k
+// events in n.
+func twoSided(k, n int) (lo, hi float64) {
+	if n == 0 {
+		return 0, 1
+	}
+	lo, hi = 0, 1
+	if k > 0 {
+		lo = bisect(func(p float64) bool { return 1-binomCDF(k-1, n, p) < 0.025 })
+	}
+	if k < n {
+		hi = bisect(func(p float64) bool { return binomCDF(k, n, p) > 0.025 })
+	}
+	return lo, hi
 }
 
 // clusterInterval is the mean of per-gate shares and its 95 % percentile

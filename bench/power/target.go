@@ -29,11 +29,13 @@ import (
 //	         time scales by the factor, so p50, p95 and p99 all move by it
 //	cpu      CPU-bound: --work SHA-256 rounds, times the factor, on the
 //	         request's goroutine; 10 % slower is 10 % more work
-//	bimodal  a cache: 90 % hits (--mean/5), 10 % misses (--mean x 3), each
-//	         uniform within +-20 %; both scale by the factor
+//	bimodal  a cache: 90 % hits (--mean/2), 10 % misses (--mean x 3), each
+//	         uniform within +-20 %; both scale by the factor (p99 about 7 x
+//	         p50, under the judge's stall bound of 10 x)
 //	tail     97 % of answers uniform around --mean, untouched by the
-//	         factor; 3 % slow ones (8 to 12 x --mean) scale by it, so p99
-//	         moves by the factor and p50 does not
+//	         factor; 3 % slow ones (4 to 6 x --mean) scale by it, so p99
+//	         moves by the factor and p50 does not (p99 stays under 10 x
+//	         p50, the judge's stall bound)
 var targetKinds = []string{"exp", "cpu", "bimodal", "tail"}
 
 // runTarget serves one bundled target until SIGTERM or SIGINT.
@@ -68,7 +70,7 @@ func runTarget(args []string) error {
 		serve = func() { burn(n) }
 	case "bimodal":
 		serve = func() {
-			base := m / 5
+			base := m / 2
 			if draw() < 0.1 {
 				base = 3 * m
 			}
@@ -77,7 +79,7 @@ func runTarget(args []string) error {
 	case "tail":
 		serve = func() {
 			if draw() < 0.03 {
-				nap(time.Duration(m * (8 + 4*draw()) * *factor))
+				nap(time.Duration(m * (4 + 2*draw()) * *factor))
 				return
 			}
 			nap(time.Duration(m * (0.8 + 0.4*draw())))
