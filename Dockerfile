@@ -12,16 +12,19 @@ ARG BUILD_IMAGE=golang:1.26-bookworm
 ARG BASE_IMAGE=debian:bookworm-slim
 
 FROM ${BUILD_IMAGE} AS build
-# VERSION is what `perfgate version` prints.
-ARG VERSION=dev
+# VERSION is what `perfgate version` prints. The runner builds `image:
+# Dockerfile` without build arguments, so without one the version comes
+# from a VERSION file in the context (a release writes it), else "dev".
+ARG VERSION=
 WORKDIR /src
 COPY . .
 RUN set -eu; mkdir -p /out; \
     if [ -x prebuilt/perfgate ]; then \
       cp prebuilt/perfgate /out/perfgate; \
     else \
+      v="${VERSION:-$(cat VERSION 2>/dev/null || echo dev)}"; \
       CGO_ENABLED=0 go build -trimpath \
-        -ldflags "-s -w -X github.com/perfgate/perfgate/internal/cli.Version=${VERSION}" \
+        -ldflags "-s -w -X github.com/perfgate/perfgate/internal/cli.Version=$v" \
         -o /out/perfgate ./cmd/perfgate; \
     fi
 

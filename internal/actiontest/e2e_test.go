@@ -92,7 +92,7 @@ func (r *runner) siblingLabel() string { return r.runID + "-1-attempt-1" }
 type step struct {
 	name    string
 	cmd     *exec.Cmd
-	out     *syncBuffer
+	out     *output
 	done    chan error
 	outputs string // the step's GITHUB_OUTPUT host path
 }
@@ -104,7 +104,12 @@ type step struct {
 func (r *runner) start(command, args string) *step {
 	r.t.Helper()
 	n := randomHex(r.t, 6)
-	s := &step{name: "action-" + n, out: &syncBuffer{}, done: make(chan error, 1)}
+	log, err := os.Create(filepath.Join(r.t.TempDir(), "action-"+n+".log"))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(func() { log.Close() })
+	s := &step{name: "action-" + n, out: &output{path: log.Name()}, done: make(chan error, 1)}
 	s.outputs = filepath.Join(r.commands, "set_output_"+n)
 	r.summary = filepath.Join(r.commands, "step_summary_"+n)
 	for _, f := range []string{s.outputs, r.summary} {
@@ -147,7 +152,9 @@ func (r *runner) start(command, args string) *step {
 	for k, v := range env {
 		s.cmd.Env = append(s.cmd.Env, k+"="+v)
 	}
-	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
+	// A file, not a buffer: the docker CLI writes it directly while the
+	// test reads it.
+	s.cmd.Stdout, s.cmd.Stderr = log, log
 	if err := s.cmd.Start(); err != nil {
 		r.t.Fatal(err)
 	}
@@ -445,20 +452,10 @@ func randomHex(t *testing.T, n int) string {
 	return hex.EncodeToString(b)
 }
 
-// syncBuffer is an output both the docker CLI and the test touch.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// output is what a step's docker CLI printed, read back from its log file.
+type output struct{ path string }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+func (o *output) String() string {
+	b, _ := os.ReadFile(o.path)
+	return string(b)
 }
