@@ -154,7 +154,7 @@ func parseGauges(r io.Reader) ([]sample, error) {
 		if i := strings.IndexByte(base, '{'); i >= 0 {
 			base = base[:i]
 		}
-		if k := kinds[base]; k != "gauge" && k != "untyped" && k != "" {
+		if !isGauge(kinds, base) {
 			continue
 		}
 		f := strings.Fields(rest)
@@ -249,4 +249,18 @@ func gauges(r *Report) {
 		m.Text += fmt.Sprintf("; p95 never crossed %s (%.1f ms)", what, line)
 	}
 	r.FirstMoved = m
+}
+
+// isGauge says whether a sample of this name is a gauge's (or untyped): a
+// histogram's or a summary's _bucket, _sum and _count samples are not.
+func isGauge(kinds map[string]string, name string) bool {
+	if k, ok := kinds[name]; ok {
+		return k == "gauge" || k == "untyped"
+	}
+	for _, suffix := range []string{"_bucket", "_sum", "_count", "_total", "_created"} {
+		if k, ok := kinds[strings.TrimSuffix(name, suffix)]; ok && strings.HasSuffix(name, suffix) {
+			return k == "gauge" || k == "untyped"
+		}
+	}
+	return true
 }

@@ -1,0 +1,336 @@
+package experiment
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/load"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/experiment/")
+
+// mkStage builds a measured stage: n answers around latency ms (server ms
+// when above zero), and failed more answered with failStatus.
+func mkStage(t *testing.T, name string, level, offered float64, n int, latMS, srvMS float64, failed int, failStatus int) Stage {
+	t.Helper()
+	g := &load.GroupStats{Name: "work", Requests: uint64(n + failed), Expected: uint64(n), Unexpected: uint64(failed),
+		Statuses: map[int]uint64{200: uint64(n)}}
+	if failed > 0 {
+		g.Statuses[failStatus] = uint64(failed)
+	}
+	g.Latency, g.Service = load.NewHistogram(), load.NewHistogram()
+	if srvMS > 0 {
+		g.Server = load.NewHistogram()
+	}
+	for i := 0; i < n; i++ {
+		// A spread around latMS: 0.9x to 1.1x.
+		v := int64(latMS * 1000 * (0.9 + 0.2*float64(i)/float64(max(n-1, 1))))
+		g.Latency.RecordValue(v)
+		g.Service.RecordValue(v)
+		if srvMS > 0 {
+			g.Server.RecordValue(int64(srvMS * 1000))
+		}
+	}
+	lr, err := load.NewReport(load.ReportMeta{}, &load.Result{Groups: []*load.GroupStats{g}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Stage{Name: name, Level: level, Offered: offered, LengthS: 1, Sent: uint64(n + failed), Completed: uint64(n), Total: lr.Total, Groups: lr.Groups}
+}
+
+func rampSettings() Settings {
+	return Settings{Percentile: 95, Success: 0.99, KneeTolerance: 0.1, Ramp: true}
+}
+
+func TestKneeRule(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		stages   func(t *testing.T) []Stage
+		knee     string // "" = none
+		attrib   string
+		exit     int
+		verdict  string
+		flagWant string
+	}{
+		{"throughput flat while latency climbs", func(t *testing.T) []Stage {
+			return []Stage{mkStage(t, "c=1", 1, 0, 20, 50, 49, 0, 0), mkStage(t, "c=2", 2, 0, 40, 50, 49, 0, 0),
+				mkStage(t, "c=4", 4, 0, 80, 51, 50, 0, 0), mkStage(t, "c=8", 8, 0, 80, 102, 101, 0, 0)}
+		}, "c=4", "service", 0, "answered", ""},
+		{"the next stage sheds", func(t *testing.T) []Stage {
+			return []Stage{mkStage(t, "40/s", 40, 40, 40, 50, 0, 0, 0), mkStage(t, "80/s", 80, 80, 79, 60, 0, 0, 0),
+				mkStage(t, "120/s", 120, 120, 80, 55, 0, 40, 503)}
+		}, "80/s", "service", 0, "answered", "passes on latency while shedding"},
+		{"the server stayed flat: the generator's ceiling", func(t *testing.T) []Stage {
+			return []Stage{mkStage(t, "c=1", 1, 0, 100, 10, 2, 0, 0), mkStage(t, "c=2", 2, 0, 200, 10, 2, 0, 0),
+				mkStage(t, "c=4", 4, 0, 210, 19, 2, 0, 0)}
+		}, "c=2", "generator", 0, "answered", ""},
+		{"still rising: no knee", func(t *testing.T) []Stage {
+			return []Stage{mkStage(t, "c=1", 1, 0, 20, 50, 0, 0, 0), mkStage(t, "c=2", 2, 0, 40, 50, 0, 0, 0)}
+		}, "", "", 2, "no knee within the ramp", ""},
+		{"the first stage already fails", func(t *testing.T) []Stage {
+			return []Stage{mkStage(t, "c=1", 1, 0, 20, 50, 0, 5, 500), mkStage(t, "c=2", 2, 0, 40, 50, 0, 0, 0)}
+		}, "", "", 2, "already under the 99 % success gate", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Report{Model: "closed", Settings: rampSettings(), Stages: tc.stages(t)}
+			Analyze(r)
+			got := ""
+			if r.Knee != nil {
+				got = r.Knee.Name
+			}
+			if got != tc.knee || r.Knee != nil && r.Knee.Attribution != tc.attrib {
+				t.Errorf("knee %q (%+v), want %q attributed to the %s", got, r.Knee, tc.knee, tc.attrib)
+			}
+			if r.Exit != tc.exit || !strings.Contains(r.Verdict, tc.verdict) {
+				t.Errorf("exit %d %q, want %d %q", r.Exit, r.Verdict, tc.exit, tc.verdict)
+			}
+			if tc.flagWant != "" {
+				var all []string
+				for _, s := range r.Stages {
+					all = append(all, s.Derived.Flags...)
+				}
+				if !strings.Contains(strings.Join(all, "|"), tc.flagWant) {
+					t.Errorf("flags %q lack %q", all, tc.flagWant)
+				}
+			}
+		})
+	}
+}
+
+func TestStageFlags(t *testing.T) {
+	st := rampSettings()
+	st.HitStatus = []int{200}
+	stages := []Stage{
+		mkStage(t, "100/s", 100, 100, 100, 10, 5, 0, 0),
+		mkStage(t, "200/s", 200, 200, 150, 10, 5, 0, 0), // served short, server healthy, nothing failed
+	}
+	stages[1].Sent = 200
+	// Misses: answered 404, which the plan expects but is no hit.
+	miss := mkStage(t, "300/s", 300, 300, 300, 10, 5, 0, 0)
+	miss.Total.Statuses = map[int]uint64{200: 30, 404: 270}
+	stages = append(stages, miss)
+	deriveStages(stages, st)
+	if f := strings.Join(stages[1].Derived.Flags, "|"); !strings.Contains(f, "shortfall is the generator's") {
+		t.Errorf("200/s flags %q, want the generator's shortfall", f)
+	}
+	if f := strings.Join(stages[2].Derived.Flags, "|"); !strings.Contains(f, "mostly misses (hit ratio 10 %)") {
+		t.Errorf("300/s flags %q, want mostly misses", f)
+	}
+	if d := stages[0].Derived; d.DiffMS <= 0 || d.ServerMS < 5 || d.ServerMS > 5.01 {
+		t.Errorf("client %.1f ms, server %.1f ms, difference %.1f ms", d.LatencyMS, d.ServerMS, d.DiffMS)
+	}
+}
+
+func TestPopulationTransientTheSeedsArithmetic(t *testing.T) {
+	// 300 users, 30 s think time, 60 s from the first join: 10 rps offered,
+	// 12.4 measured (743 requests).
+	s := mkStage(t, "300 users", 300, 10, 743, 40, 0, 0, 0)
+	s.LengthS = 60
+	r := &Report{Model: "population", Stages: []Stage{s},
+		Settings: Settings{Percentile: 95, Success: 0.99, Users: 300, ThinkS: 30, JoinsS: 30}}
+	Analyze(r)
+	p := r.Population
+	if p.Offered != 10 || p.Bias != 1.25 || p.ThinkTimes != 2 {
+		t.Errorf("offered %.2f, bias %.3f, think times %.1f; want 10, 1.25, 2", p.Offered, p.Bias, p.ThinkTimes)
+	}
+	if got := p.Expected * p.Bias; got < 12.4*0.99 || got > 12.5*1.01 {
+		t.Errorf("the rate the transient predicts %.2f/s, want about 12.4", got)
+	}
+	for _, w := range []string{"no saturation verdict", "reads about 25 % high", "run for at least 5m0s (10 think times)"} {
+		if !strings.Contains(p.Verdict, w) {
+			t.Errorf("verdict %q lacks %q", p.Verdict, w)
+		}
+	}
+	if r.Exit != 0 || len(r.Warnings) == 0 {
+		t.Errorf("exit %d, warnings %q: a short run still answers on latency, with a warning", r.Exit, r.Warnings)
+	}
+	// Ten think times after every user joined: a verdict.
+	s.LengthS = 300
+	s.Completed = 2996 // 300 users / (30 s + 40 ms) over 300 s
+	r = &Report{Model: "population", Stages: []Stage{s}, Settings: Settings{Percentile: 95, Success: 0.99, Users: 300, ThinkS: 30, JoinsS: 30, WarmupS: 30}}
+	Analyze(r)
+	if !strings.HasPrefix(r.Population.Verdict, "kept up") {
+		t.Errorf("verdict %q, want kept up", r.Population.Verdict)
+	}
+}
+
+func TestPreviousKnee(t *testing.T) {
+	mk := func(k float64) *Report { return &Report{Settings: rampSettings(), Routine: Routine{Knee: &k}} }
+	now, before := mk(3000), mk(4500)
+	Compare(now, before, "last-month.json")
+	if now.Exit != 1 || now.Verdict != "the knee moved from 4500.0/s to 3000.0/s, down by more than the 10 % tolerance" {
+		t.Errorf("exit %d %q", now.Exit, now.Verdict)
+	}
+	now = mk(4200)
+	Compare(now, before, "last-month.json")
+	if now.Exit != 0 || now.Previous.Lines[0] != "the knee moved from 4500.0/s to 4200.0/s" {
+		t.Errorf("within tolerance: exit %d %q", now.Exit, now.Previous.Lines)
+	}
+}
+
+func TestMergeIsExact(t *testing.T) {
+	a := &Report{Version: Version, Kind: Kind, Model: "open", Shard: "0/2", Settings: rampSettings(),
+		Stages: []Stage{mkStage(t, "100/s", 100, 50, 50, 10, 0, 0, 0), mkStage(t, "200/s", 200, 100, 100, 12, 0, 0, 0)}}
+	b := &Report{Version: Version, Kind: Kind, Model: "open", Shard: "1/2", Settings: rampSettings(),
+		Stages: []Stage{mkStage(t, "100/s", 100, 50, 50, 30, 0, 0, 0), mkStage(t, "200/s", 200, 100, 100, 36, 0, 0, 0)}}
+	m, err := Merge([]*Report{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range m.Stages {
+		union := load.Merge([]*load.GroupStats{toStats(t, a.Stages[i].Total), toStats(t, b.Stages[i].Total)})
+		for _, p := range []float64{50, 90, 99, 100} {
+			if got, want := load.NearestRank(hist(s.Total.Latency), p), union.Percentile(p); got != want {
+				t.Errorf("stage %s p%g: merged %s, union %s", s.Name, p, got, want)
+			}
+		}
+		if s.Offered != a.Stages[i].Offered*2 || s.Completed != a.Stages[i].Completed*2 {
+			t.Errorf("stage %s: offered %.0f, completed %d", s.Name, s.Offered, s.Completed)
+		}
+	}
+	if _, err := Merge([]*Report{a, a}); err == nil || !strings.Contains(err.Error(), "shard 0/2 given twice") {
+		t.Errorf("merging a shard with itself: %v", err)
+	}
+}
+
+func toStats(t *testing.T, g load.GroupReport) *load.GroupStats {
+	t.Helper()
+	r, err := (&load.Report{Groups: []load.GroupReport{g}}).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Groups[0]
+}
+
+// onSale is a synthetic ramp, plateau, spike and recovery whose pool-wait
+// gauge leaves zero well before p95 crosses the objective.
+func onSale(t *testing.T) *Report {
+	st := rampSettings()
+	st.ObjectiveMS = 100
+	r := &Report{Version: Version, Kind: Kind, Model: "open", Target: "http://127.0.0.1:8080", Plan: "perf/plan.toml",
+		Started: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), Settings: st}
+	add := func(name, phase, kind string, level float64, n int, lat float64, start float64, failed int) {
+		s := mkStage(t, name, level, level, n, lat, 0, failed, 503)
+		s.Phase, s.PhaseKind, s.StartS, s.LengthS = phase, kind, start, 10
+		s.Completed, s.Sent = uint64(n*10), uint64(level*10) // open loop: every arrival goes out
+		r.Stages = append(r.Stages, s)
+	}
+	add("ramp 1/3", "ramp", "ramp", 100, 100, 20, 0, 0)
+	add("ramp 2/3", "ramp", "ramp", 200, 200, 21, 10, 0)
+	add("ramp 3/3", "ramp", "ramp", 300, 210, 60, 20, 0)
+	add("plateau", "plateau", "plateau", 300, 210, 60, 30, 0)
+	add("spike", "spike", "spike", 600, 220, 400, 40, 300)
+	add("recovery", "recovery", "recovery", 300, 210, 62, 50, 0)
+	for s := 0; s < 60; s++ {
+		p95 := 22.0
+		switch {
+		case s >= 20 && s < 40:
+			p95 = 60 + 0.5*float64(s-30) // the plateau drifts 30 ms a minute
+		case s >= 40 && s < 50:
+			p95 = 400
+		case s >= 50 && s < 54:
+			p95 = 200
+		case s >= 54:
+			p95 = 63
+		}
+		r.Series = append(r.Series, Point{AtS: float64(s), Stage: stageAt(r.Stages, float64(s)), Done: 100, P50MS: p95 / 2, P95MS: p95, P99MS: p95 * 1.2})
+	}
+	wait := Gauge{Endpoint: "http://127.0.0.1:8080/metrics", Name: "pool_wait_seconds"}
+	mem := Gauge{Endpoint: "http://127.0.0.1:8080/metrics", Name: `process_resident_memory_bytes{instance="api-01"}`}
+	for s := 0; s < 60; s++ {
+		w := 0.0
+		if s >= 18 {
+			w = 0.2
+		}
+		wait.Samples = append(wait.Samples, GaugeSample{AtS: float64(s), Value: w})
+		mem.Samples = append(mem.Samples, GaugeSample{AtS: float64(s), Value: 100e6 + 4e6/60*float64(s)})
+	}
+	r.Gauges = []Gauge{wait, mem}
+	Analyze(r)
+	return r
+}
+
+func TestOnSaleFigures(t *testing.T) {
+	r := onSale(t)
+	if r.Knee == nil || r.Knee.Name != "ramp 2/3" {
+		t.Errorf("knee %+v, want ramp 2/3", r.Knee)
+	}
+	m := r.FirstMoved
+	if m == nil || m.Gauge != "pool_wait_seconds" || m.AtS != 18 || m.LatencyAtS == nil || *m.LatencyAtS != 40 {
+		t.Fatalf("first moved %+v", m)
+	}
+	if g := r.Routine.PlateauGrowth; g == nil || *g < 29 || *g > 31 {
+		t.Errorf("plateau growth %v ms/min, want 30", g)
+	}
+	if g := r.Phases[0].GaugeGrowth[`process_resident_memory_bytes{instance="api-01"}`]; g < 3.9e6 || g > 4.1e6 {
+		t.Errorf("memory growth %.0f bytes/min, want 4 MB", g)
+	}
+	if rec := r.Routine.RecoveryS; rec == nil || *rec != 4 {
+		t.Errorf("recovery %v s, want 4 (p95 back within 10 %% of the plateau's at 54 s)", rec)
+	}
+}
+
+func TestReportGolden(t *testing.T) {
+	r := onSale(t)
+	var sum strings.Builder
+	if err := WriteSummary(&sum, r); err != nil {
+		t.Fatal(err)
+	}
+	var page strings.Builder
+	if err := WriteHTML(&page, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []struct{ file, got string }{{"summary.golden", sum.String()}, {"report.golden.html", page.String()}} {
+		path := filepath.Join("..", "..", "testdata", "experiment", g.file)
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(g.got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test ./internal/experiment -run Golden -update)", err)
+		}
+		if string(want) != g.got {
+			t.Errorf("%s differs from the golden file; run with -update and review the diff:\n%s", g.file, g.got)
+		}
+	}
+}
+
+func TestParseGauges(t *testing.T) {
+	text := `# HELP pool_wait_seconds Mean wait.
+# TYPE pool_wait_seconds gauge
+pool_wait_seconds 0.25
+# TYPE requests_total counter
+requests_total 1027
+# TYPE queue_age_seconds gauge
+queue_age_seconds{queue="outbox",shard="1"} 3.5 1700000000000
+untyped_thing 7
+# TYPE latency histogram
+latency_bucket{le="0.1"} 3
+`
+	got, err := parseGauges(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []sample{{"pool_wait_seconds", 0.25}, {`queue_age_seconds{queue="outbox",shard="1"}`, 3.5}, {"untyped_thing", 7}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("sample %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	if _, err := parseGauges(strings.NewReader("broken{a=\"b\" 1\n")); err == nil {
+		t.Error("unclosed labels: want an error")
+	}
+}
