@@ -1,7 +1,9 @@
 package judge
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,10 +91,10 @@ func unexpected(phases []Phase) []string {
 	var lines []string
 	for _, name := range order {
 		var parts []string
-		if n, list := statusList(status[name]); n > 0 {
+		if n, list := countList(status[name]); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d answers the plan does not name (%s)", n, list))
 		}
-		if n, list := kindList(failed[name]); n > 0 {
+		if n, list := countList(failed[name]); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d requests with no answer (%s)", n, list))
 		}
 		lines = append(lines, fmt.Sprintf("group %s: %s", name, strings.Join(parts, ", ")))
@@ -100,32 +102,19 @@ func unexpected(phases []Phase) []string {
 	return lines
 }
 
-func statusList(m map[int]uint64) (uint64, string) {
-	codes := make([]int, 0, len(m))
-	var total uint64
-	for c, n := range m {
-		codes = append(codes, c)
-		total += n
-	}
-	sort.Ints(codes)
-	parts := make([]string, len(codes))
-	for i, c := range codes {
-		parts[i] = fmt.Sprintf("%d x%d", c, m[c])
-	}
-	return total, strings.Join(parts, ", ")
-}
-
-func kindList(m map[string]uint64) (uint64, string) {
-	kinds := make([]string, 0, len(m))
+// countList totals the counts of m and lists them in key order: "500 x3,
+// 503 x1" for statuses, "reset x1, timeout x2" for failure kinds.
+func countList[K cmp.Ordered](m map[K]uint64) (uint64, string) {
+	keys := make([]K, 0, len(m))
 	var total uint64
 	for k, n := range m {
-		kinds = append(kinds, k)
+		keys = append(keys, k)
 		total += n
 	}
-	sort.Strings(kinds)
-	parts := make([]string, len(kinds))
-	for i, k := range kinds {
-		parts[i] = fmt.Sprintf("%s x%d", k, m[k])
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%v x%d", k, m[k])
 	}
 	return total, strings.Join(parts, ", ")
 }
@@ -223,10 +212,10 @@ func noAnswers(phases []Phase, group string) string {
 		return ""
 	}
 	var got []string
-	if n, list := statusList(status); n > 0 {
+	if n, list := countList(status); n > 0 {
 		got = append(got, "answered "+list)
 	}
-	if n, list := kindList(failed); n > 0 {
+	if n, list := countList(failed); n > 0 {
 		got = append(got, "failed "+list)
 	}
 	if len(got) == 0 {
