@@ -26,14 +26,16 @@ func TestHelperHoldingTarget(t *testing.T) {
 		os.Exit(3)
 	}
 	os.Stdout.WriteString(l.Addr().String() + "\n")
+	// Held in a channel: a connection nothing refers to is closed by its
+	// finalizer.
+	held := make(chan net.Conn, 4096)
 	go func() {
-		var held []net.Conn
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
-			held = append(held, c)
+			held <- c
 		}
 	}()
 	var b [1]byte
