@@ -162,22 +162,32 @@ func WriteHTML(w io.Writer, r *Report) error {
 	}
 	// The stages: served rate and latency against the load level.
 	var tput, lat, ctput, clat []xy
-	for _, s := range r.Stages {
-		tput, lat = append(tput, xy{s.Level, s.Derived.Throughput}), append(lat, xy{s.Level, s.Derived.LatencyMS})
-	}
+	// Against the level up a ramp; by the stage's start when the levels
+	// go up and down (a plateau, a spike and a recovery share levels).
 	level := map[string]string{"closed": "concurrency", "open": "offered arrivals/s", "population": "users", "clients": "clients"}[r.Model]
+	rising := true
+	for i := 1; i < len(r.Stages); i++ {
+		rising = rising && r.Stages[i].Level > r.Stages[i-1].Level
+	}
+	x := func(s Stage) float64 { return s.Level }
+	if !rising {
+		level, x = "stage start (seconds)", func(s Stage) float64 { return s.StartS }
+	}
+	for _, s := range r.Stages {
+		tput, lat = append(tput, xy{x(s), s.Derived.Throughput}), append(lat, xy{x(s), s.Derived.LatencyMS})
+	}
 	tl := []line{{"main", "#1f5fbf", tput}}
 	ll := []line{{"main", "#b8461b", lat}}
 	if r.Control != nil {
 		for _, s := range r.Control.Stages {
-			ctput, clat = append(ctput, xy{s.Level, s.Derived.Throughput}), append(clat, xy{s.Level, s.Derived.LatencyMS})
+			ctput, clat = append(ctput, xy{x(s), s.Derived.Throughput}), append(clat, xy{x(s), s.Derived.LatencyMS})
 		}
 		tl = append(tl, line{"control " + r.Control.Group, "#6a9f3a", ctput})
 		ll = append(ll, line{"control " + r.Control.Group, "#6a9f3a", clat})
 	}
 	var kneeMark []float64
-	if r.Knee != nil {
-		kneeMark = []float64{r.Knee.Level}
+	if r.Knee != nil && r.Knee.Stage < len(r.Stages) {
+		kneeMark = []float64{x(r.Stages[r.Knee.Stage])}
 	}
 	pg.Charts = append(pg.Charts,
 		chart("served per second, by stage", level, "answers/s", tl, kneeMark),
