@@ -18,17 +18,45 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // profileFlags lets the command line reshape the A/B run of a plan
 // (a short run on a laptop, the seed's full run in CI).
 type profileFlags struct {
-	pairs                 int
-	rate                  float64
-	warmup, measure, idle time.Duration
+	pairs        int
+	rate         float64
+	measure      time.Duration
+	warmup, idle optionalDuration
+}
+
+// optionalDuration is a duration flag that knows whether it was given, so
+// 0 ("no idle phase") differs from "the plan's", and -h shows no made-up
+// default such as -1ns.
+type optionalDuration struct {
+	d   time.Duration
+	set bool
+}
+
+func (o *optionalDuration) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return o.d.String()
+}
+
+func (o *optionalDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration; write 10s or 0s", s)
+	}
+	if d < 0 {
+		return fmt.Errorf("%s is negative; write 10s or 0s", s)
+	}
+	o.d, o.set = d, true
+	return nil
 }
 
 func (p *profileFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&p.pairs, "pairs", 0, "pairs of load phases (default: the plan's, 4)")
 	fs.Float64Var(&p.rate, "rate", 0, "arrivals/s to each arm (default: the plan's, 20)")
-	fs.DurationVar(&p.warmup, "warmup", -1, "warm-up of each phase (default: the plan's, 10s)")
+	fs.Var(&p.warmup, "warmup", "warm-up of each phase; 0s for none (default: the plan's, 10s)")
 	fs.DurationVar(&p.measure, "measure", 0, "measured window of each phase (default: the plan's, 60s)")
-	fs.DurationVar(&p.idle, "idle", -1, "idle phase; 0 skips it (default: the plan's, 60s)")
+	fs.Var(&p.idle, "idle", "idle phase; 0s skips it (default: the plan's, 60s)")
 }
 
 func (p *profileFlags) apply(ab *plan.AB) error {
@@ -41,14 +69,14 @@ func (p *profileFlags) apply(ab *plan.AB) error {
 	if p.rate > 0 {
 		ab.Rate = p.rate
 	}
-	if p.warmup >= 0 {
-		ab.Warmup = p.warmup
+	if p.warmup.set {
+		ab.Warmup = p.warmup.d
 	}
 	if p.measure > 0 {
 		ab.Measure = p.measure
 	}
-	if p.idle >= 0 {
-		ab.Idle = p.idle
+	if p.idle.set {
+		ab.Idle = p.idle.d
 	}
 	return nil
 }

@@ -7,8 +7,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/plan"
 )
 
 const goodArms = `store = true
@@ -132,5 +134,31 @@ func TestABFlagsOffLoopback(t *testing.T) {
 		if exit.Code(err) != exit.CannotJudge || err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s %s: %v", tc.flag, tc.val, err)
 		}
+	}
+}
+
+// TestABHelpShowsNoMadeUpDefaults: `ab -h` once showed "(default -1ns)"
+// for --warmup and --idle; a given 0s still means none.
+func TestABHelpShowsNoMadeUpDefaults(t *testing.T) {
+	var out, errb strings.Builder
+	if err := RunIO(t.Context(), []string{"ab", "-h"}, &IO{Out: &out, Err: &errb}); err != nil {
+		t.Fatalf("ab -h: %v", err)
+	}
+	help := errb.String() + out.String()
+	if strings.Contains(help, "-1ns") || !strings.Contains(help, "-idle") || !strings.Contains(help, "0s skips it") {
+		t.Fatalf("ab -h:\n%s", help)
+	}
+	var prof profileFlags
+	fs := newFlags("ab", &IO{Out: &out, Err: &errb})
+	prof.register(fs)
+	if err := fs.Parse([]string{"--idle", "0s", "--warmup", "2s"}); err != nil {
+		t.Fatal(err)
+	}
+	ab := plan.Default().AB
+	if err := prof.apply(&ab); err != nil || ab.Idle != 0 || ab.Warmup != 2*time.Second || ab.Measure != plan.Default().AB.Measure {
+		t.Fatalf("--idle 0s --warmup 2s gave %+v (%v)", ab, err)
+	}
+	if err := fs.Parse([]string{"--idle", "-1s"}); err == nil {
+		t.Fatal("--idle -1s accepted")
 	}
 }
