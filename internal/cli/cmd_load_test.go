@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/load/hostiletest"
 )
 
 const loadPlan = `[vars]
@@ -143,7 +143,7 @@ func TestLoadCommandNoAnswer(t *testing.T) {
 		name, target string
 		want         []string
 	}{
-		{"nothing listening", "http://" + closedPortAddr(t), []string{"no request of 10 got an answer (10 x connection refused)", "nothing listens"}},
+		{"nothing listening", "http://" + hostiletest.ClosedPort(t), []string{"no request of 10 got an answer (10 x connection refused)", "nothing listens"}},
 		{"https without --ca-file", tlsSrv.URL, []string{"10 x tls", "no --ca-file was given", "pass --ca-file"}},
 		{"https to a plain HTTP target", strings.Replace(plain.URL, "http:", "https:", 1), []string{"10 x tls", "use http://"}},
 	} {
@@ -164,18 +164,6 @@ func TestLoadCommandNoAnswer(t *testing.T) {
 			}
 		})
 	}
-}
-
-// closedPortAddr is a loopback address nothing listens on.
-func closedPortAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
 }
 
 // TestLoadCommandCanceled is Ctrl-C: the command stops at once, still

@@ -2,7 +2,6 @@ package load_test
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -53,18 +52,6 @@ func run(t *testing.T, a load.Attack) *load.Result {
 		t.Fatalf("load.Run: %v", err)
 	}
 	return r
-}
-
-// closedPort is a loopback port nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
 }
 
 func within(t *testing.T, what string, got, want, tol float64) {

@@ -89,6 +89,19 @@ func Start(tb testing.TB, t Target) string {
 	return "http://" + l.Addr().String()
 }
 
+// ClosedPort is a loopback address nothing listens on: the target of a
+// run in which every connection is refused.
+func ClosedPort(tb testing.TB) string {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
 // Close stops accepting, closes every connection and waits for their
 // goroutines.
 func (s *Server) Close() {
