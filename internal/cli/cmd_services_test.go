@@ -100,8 +100,7 @@ func TestServicesRefusals(t *testing.T) {
 }
 
 func TestServicesUpAndDown(t *testing.T) {
-	img := servicetest.Image(t)
-	t.Cleanup(servicetest.Cleanup)
+	img := servicetest.Image(t) // removed by TestMain, after every test that runs it
 	api, node := freeBothPorts(t), freeBothPorts(t)
 	env := []string{"--env", "IMAGE=" + img, "--env", fmt.Sprintf("API_PORT=%d", api), "--env", fmt.Sprintf("NODE_BIND=127.0.0.1:%d", node)}
 	head := writeComposeTree(t, servicesCompose, "head")

@@ -1,0 +1,348 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/base/gittest"
+	"github.com/perfgate/perfgate/internal/gate"
+	"github.com/perfgate/perfgate/internal/services"
+	"github.com/perfgate/perfgate/internal/services/servicetest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	servicetest.Cleanup()
+	os.Exit(code)
+}
+
+// buildPerfgate builds the perfgate binary: these tests run it as a user
+// types it, from a checkout's root with the default paths, and kill it.
+func buildPerfgate(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "perfgate")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/perfgate/perfgate/cmd/perfgate")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build perfgate: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// composedCheckout is a clone, in a folder named "clone" like every other
+// clone, of a repository whose gate starts services: one group (api and its
+// db, a named volume) whose mounted file differs between base and head, so
+// each run starts two compose projects.
+func composedCheckout(t *testing.T, image string) *gittest.Repo {
+	t.Helper()
+	compose := `services:
+  api:
+    image: ` + image + `
+    environment: {MESSAGE: api, FILE: /seed/data.txt}
+    volumes: ["./seed/data.txt:/seed/data.txt:ro"]
+    healthcheck: {test: ["CMD", "/echo", "-check"], interval: 500ms, retries: 120}
+    depends_on: {db: {condition: service_healthy}}
+  db:
+    image: ` + image + `
+    environment: {MESSAGE: db}
+    volumes: ["dbdata:/data"]
+    healthcheck: {test: ["CMD", "/echo", "-check"], interval: 500ms, retries: 120}
+volumes:
+  dbdata: {}
+`
+	files := func(data string) map[string]string {
+		// 20 ms a request: a stall of the shared runner has to last 200 ms
+		// to count as one (p99 over 10x p50).
+		f := exampleTree("EXAMPLED_LATENCY=20ms\n")
+		f["perf/gate.toml"] += "compose = [\"compose.yaml\"]\n"
+		f["compose.yaml"] = compose
+		f["seed/data.txt"] = data
+		f[".gitignore"] = "target/\n"
+		return f
+	}
+	r := gittest.New(t)
+	r.Commit("gate", files("base data"))
+	r.Git("checkout", "-q", "-b", "change")
+	r.Commit("new seed", files("head data"))
+	return r.Clone()
+}
+
+// perfgateIn runs the binary in dir, as typed at that folder's prompt.
+func perfgateIn(ctx context.Context, bin, dir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	cmd.WaitDelay = 30 * time.Second
+	return cmd
+}
+
+var runIDLine = regexp.MustCompile(`(?m)^run (perfgate-[0-9a-z]+):`)
+
+// The gate's "run" flags that keep a run short; every path is a default.
+// Two runs share the machine's 2 cores, so the rate is low enough that
+// neither generator falls behind half an arrival interval (62 ms), and the
+// warm-up long enough for the other run's compose CLI to have started.
+var shortRun = []string{"run", "--store=false", "--pairs", "4", "--warmup", "2s", "--measure", "5s", "--rate", "8", "--idle", "0"}
+
+// Two checkouts on one runner whose folders share a name: a run of the
+// first killed with SIGKILL leaves its services; the next run of that
+// checkout removes them, and runs at the same time as a run of the other
+// checkout: both pass, each with its own compose projects, neither touching
+// the other's containers. Every command runs from the checkout's root with
+// the default paths (--target target, --repo ., --log-dir), which
+// docker-compose 1.29 once refused with FileNotFoundError.
+func TestRunsOfCheckoutsThatShareAFolderName(t *testing.T) {
+	t.Setenv("PERFGATE_TEST_EXAMPLED", buildExampled(t))
+	img := servicetest.Image(t)
+	bin := buildPerfgate(t)
+	a, b := composedCheckout(t, img), composedCheckout(t, img)
+	if filepath.Base(a.Dir) != filepath.Base(b.Dir) || a.Dir == b.Dir {
+		t.Fatalf("checkouts %s and %s: want two folders of one name", a.Dir, b.Dir)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	var runIDs []string
+	var mu sync.Mutex
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, id := range runIDs {
+			_ = services.DownByLabel(context.Background(), id)
+		}
+	})
+	addRun := func(id string) { mu.Lock(); runIDs = append(runIDs, id); mu.Unlock() }
+
+	for _, r := range []*gittest.Repo{a, b} {
+		out, err := perfgateIn(ctx, bin, r.Dir, "prepare", "--event", "pull_request", "--base-ref", "main").CombinedOutput()
+		if err != nil {
+			t.Fatalf("perfgate prepare in %s: %v\n%s", r.Dir, err, out)
+		}
+	}
+
+	// A run of a killed: its arms die with it, its services stay.
+	killedID := killMidRun(t, ctx, bin, a.Dir)
+	addRun(killedID)
+	left, err := services.Leftovers(ctx, killedID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) == 0 {
+		t.Fatalf("the killed run %s left nothing: nothing to sweep", killedID)
+	}
+	t.Logf("killed run %s left %d containers, networks and volumes", killedID, len(left))
+
+	// Watch every container of both checkouts while they run: a run that
+	// recreated the other's containers would show a second container of one
+	// project and service.
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	seen := watchContainers(watchCtx, a.Dir, b.Dir)
+
+	runs := make([][]attempt, 2)
+	var wg sync.WaitGroup
+	for i, r := range []*gittest.Repo{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runs[i] = passingRun(ctx, bin, r.Dir)
+			for _, at := range runs[i] {
+				addRun(at.runID)
+			}
+		}()
+	}
+	wg.Wait()
+	stopWatch()
+	projects := <-seen
+
+	var all []string
+	for i, dir := range []string{a.Dir, b.Dir} {
+		for n, at := range runs[i] {
+			if at.runID == "" {
+				t.Errorf("attempt %d of perfgate run in %s did not print its run id first:\n%s", n+1, dir, at.stderr)
+				continue
+			}
+			all = append(all, at.runID)
+			// Each attempt had its own two projects (head and base copy),
+			// each with one container per service for the whole run.
+			for _, p := range []string{services.ProjectName("clone", at.runID), services.ProjectName("clone", at.runID) + services.BaseSuffix} {
+				for _, svc := range []string{"api", "db"} {
+					if n := len(projects[p+"/"+svc]); n != 1 {
+						t.Errorf("run %s of %s: project %s service %s had %d containers %v, want 1", at.runID, dir, p, svc, n, projects[p+"/"+svc])
+					}
+				}
+			}
+		}
+		if last := runs[i][len(runs[i])-1]; last.err != nil {
+			t.Errorf("perfgate run in %s, after %d attempts: %v\n%s", dir, len(runs[i]), last.err, last.stderr)
+		}
+	}
+	if first := runs[0][0].stderr; !strings.Contains(first, "removed run "+killedID+" of this checkout") {
+		t.Errorf("the next run of %s did not say it removed the killed run %s:\n%s", a.Dir, killedID, first)
+	}
+	for _, at := range runs[1] {
+		if strings.Contains(at.stderr, killedID) {
+			t.Errorf("the run of the other checkout %s touched the killed run %s of %s:\n%s", b.Dir, killedID, a.Dir, at.stderr)
+		}
+	}
+	for _, id := range append(all, killedID) {
+		if left, err := services.Leftovers(context.Background(), id); err != nil || len(left) > 0 {
+			t.Errorf("run %s left %v (%v)", id, left, err)
+		}
+	}
+	for key, ctrs := range projects {
+		if len(ctrs) > 1 {
+			t.Errorf("%s was recreated: containers %v", key, ctrs)
+		}
+	}
+
+	// `services up` from the checkout's root with its default --log-dir.
+	runID := "defaults" + fmt.Sprint(time.Now().UnixNano()%1e9)
+	addRun(runID)
+	out, err := perfgateIn(ctx, bin, a.Dir, "services", "up", "--base", "target/perf-base/tree", "--run-id", runID).CombinedOutput()
+	if err != nil {
+		t.Fatalf("perfgate services up with the default --log-dir: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(a.Dir, "target", "perf-run", "services", "compose-"+services.ProjectName("clone", runID)+".yaml")); err != nil {
+		t.Errorf("services up wrote no resolved file under the default --log-dir: %v\n%s", err, out)
+	}
+	if out, err := perfgateIn(ctx, bin, a.Dir, "services", "down", "--run-id", runID).CombinedOutput(); err != nil {
+		t.Fatalf("perfgate services down: %v\n%s", err, out)
+	}
+}
+
+// killMidRun starts `perfgate run` in dir, SIGKILLs it once both arms run
+// (its services are up) and returns the run id it printed.
+func killMidRun(t *testing.T, ctx context.Context, bin, dir string) string {
+	t.Helper()
+	cmd := perfgateIn(ctx, bin, dir, append(shortRun, "--measure", "60s")...)
+	stderr := attach(t, cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+	headLog := filepath.Join(dir, "target", "perf-run", "head.log")
+	deadline := time.After(5 * time.Minute)
+	for {
+		if _, err := os.Stat(headLog); err == nil {
+			break
+		}
+		select {
+		case err := <-done:
+			done <- err
+			t.Fatalf("the run to kill ended before its arms started (%v):\n%s", err, stderr.String())
+		case <-deadline:
+			t.Fatalf("the run to kill never started its arms:\n%s", stderr.String())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	time.Sleep(time.Second)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := <-done
+	done <- err
+	m := runIDLine.FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("the killed run printed no run id:\n%s", stderr.String())
+	}
+	return m[1]
+}
+
+// attempt is one `perfgate run` of a checkout.
+type attempt struct {
+	runID, stderr string
+	err           error
+}
+
+// passingRun runs the short gate in dir. A run that cannot be judged (the
+// shared runner stalled: two runs and their compose CLIs on two shared
+// cores) says nothing about the code and runs again, as the product's retry
+// rule does; every attempt is returned, the last one last.
+func passingRun(ctx context.Context, bin, dir string) []attempt {
+	var out []attempt
+	for range 4 {
+		var stderr bytes.Buffer
+		cmd := perfgateIn(ctx, bin, dir, shortRun...)
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		a := attempt{stderr: stderr.String(), err: err}
+		if m := runIDLine.FindStringSubmatch(a.stderr); m != nil && strings.HasPrefix(a.stderr, m[0]) {
+			a.runID = m[1]
+		}
+		out = append(out, a)
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(a.stderr, "cannot judge") {
+			break
+		}
+	}
+	return out
+}
+
+// watchContainers polls the containers labelled with either checkout until
+// ctx ends, then sends "project/service" -> every container id seen.
+func watchContainers(ctx context.Context, checkouts ...string) <-chan map[string][]string {
+	out := make(chan map[string][]string, 1)
+	go func() {
+		seen := map[string]map[string]bool{}
+		for ctx.Err() == nil {
+			for _, c := range checkouts {
+				lines, err := exec.Command("docker", "ps", "-a", "--filter", "label="+services.CheckoutLabel+"="+gate.Checkout(c),
+					"--format", `{{.ID}} {{.Label "com.docker.compose.project"}}/{{.Label "com.docker.compose.service"}}`).Output()
+				if err != nil {
+					continue
+				}
+				for _, l := range strings.Split(strings.TrimSpace(string(lines)), "\n") {
+					id, key, ok := strings.Cut(l, " ")
+					if !ok {
+						continue
+					}
+					if seen[key] == nil {
+						seen[key] = map[string]bool{}
+					}
+					seen[key][id] = true
+				}
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(300 * time.Millisecond):
+			}
+		}
+		res := map[string][]string{}
+		for k, ids := range seen {
+			for id := range ids {
+				res[k] = append(res[k], id)
+			}
+		}
+		out <- res
+	}()
+	return out
+}
+
+// stderrFile is a file for a process's stderr, read while it runs.
+type stderrFile struct{ path string }
+
+// attach points cmd's stderr at a new file of the test's.
+func attach(t *testing.T, cmd *exec.Cmd) *stderrFile {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "stderr-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	cmd.Stderr = f
+	return &stderrFile{path: f.Name()}
+}
+
+func (s *stderrFile) String() string {
+	b, _ := os.ReadFile(s.path)
+	return string(b)
+}
