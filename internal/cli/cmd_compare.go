@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,7 @@ func runCompare(_ context.Context, s *IO, args []string) error {
 	jsonOut := fs.String("json", "", "write the report with the new judgement here")
 	var tols listFlag
 	fs.Var(&tols, "tolerance", "KEY=PERCENT: a tolerance for a class (latency, cpu, throughput, memory, transactions) or a metric (p99.search); repeatable")
+	rule := fs.String("rule", "", "judge by this rule instead of the report's own: paired or seed (docs/judge.md)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -49,6 +51,12 @@ func runCompare(_ context.Context, s *IO, args []string) error {
 		return err
 	}
 	r.Input.Tolerance = tol
+	if *rule != "" {
+		if !slices.Contains(judge.Rules, *rule) {
+			return exit.Refusef("compare: --rule %q: write --rule paired or --rule seed", *rule)
+		}
+		r.Input.Rule = *rule
+	}
 	r.Verdict = judge.Judge(r.Input)
 	r.Rejudged = true
 
