@@ -53,9 +53,10 @@ path = "/x"
 expect = 200
 `
 
-// signalWithin starts cmd, waits until its stderr shows ready, lets it run
-// a second more against its hostile target, sends SIGTERM and returns how
-// long the process took to exit, its exit code and its stderr.
+// signalWithin starts cmd, waits until its stderr shows ready (when not
+// empty), lets it run a second more against its hostile target, sends
+// SIGTERM and returns how long the process took to exit, its exit code and
+// its stderr.
 func signalWithin(t *testing.T, cmd *exec.Cmd, ready string) (took time.Duration, code int, stderr string) {
 	t.Helper()
 	pipe, err := cmd.StderrPipe()
@@ -68,9 +69,14 @@ func signalWithin(t *testing.T, cmd *exec.Cmd, ready string) (took time.Duration
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	var log bytes.Buffer
 	lines := make(chan bool, 1)
+	scanned := make(chan struct{})
 	go func() {
+		defer close(scanned)
 		sc := bufio.NewScanner(pipe)
-		seen := false
+		seen := ready == ""
+		if seen {
+			lines <- true
+		}
 		for sc.Scan() {
 			log.WriteString(sc.Text() + "\n")
 			if !seen && strings.Contains(sc.Text(), ready) {
@@ -96,6 +102,13 @@ func signalWithin(t *testing.T, cmd *exec.Cmd, ready string) (took time.Duration
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	select { // stderr's end: the process (and all it started) closed it
+	case <-scanned:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Errorf("stderr still open 20 s after SIGTERM: the process or a child of it lives on (%q)", running(t, cmd.Args[len(cmd.Args)-1]))
+		<-scanned
+	}
 	err = cmd.Wait()
 	took = time.Since(sent)
 	return took, exitCode(t, err), log.String()
@@ -118,10 +131,9 @@ func TestSIGTERMEndsLoadAgainstHostileTargets(t *testing.T) {
 			cmd := exec.Command(perfgate, "load", "--plan", plan, "--target", target, "--rate", "20", "--warmup", "0s",
 				"--duration", "30s", "--out", report)
 			cmd.Stdout = io.Discard
-			// No terminal: the first line on stderr is the refusal at the end;
-			// the run is ready as soon as the process runs, so wait on a
-			// marker printed by nothing and signal after the first second.
-			took, code, stderr := signalLoad(t, cmd)
+			// Without a terminal it prints nothing before it ends: it is
+			// running as soon as it started.
+			took, code, stderr := signalWithin(t, cmd, "")
 			t.Logf("exit %d %v after SIGTERM", code, took.Round(time.Millisecond))
 			if took > 2*time.Second {
 				t.Errorf("took %v after SIGTERM, want 2 s at most", took)
@@ -144,25 +156,6 @@ func TestSIGTERMEndsLoadAgainstHostileTargets(t *testing.T) {
 			}
 		})
 	}
-}
-
-// signalLoad runs `perfgate load`, which prints nothing until it ends when
-// stderr is no terminal: it gets its SIGTERM a second after it started.
-func signalLoad(t *testing.T, cmd *exec.Cmd) (time.Duration, int, string) {
-	t.Helper()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	time.Sleep(time.Second)
-	sent := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	return time.Since(sent), exitCode(t, err), stderr.String()
 }
 
 // TestSIGTERMEndsABAgainstHostileArms: `perfgate ab` whose two arms turn
