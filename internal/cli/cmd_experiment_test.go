@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,19 +18,9 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/experiment"
 	"github.com/perfgate/perfgate/internal/experiment/target"
+	"github.com/perfgate/perfgate/internal/experiment/target/targettest"
 	"github.com/perfgate/perfgate/internal/load"
 )
-
-func capacityServer(t *testing.T, cfg target.Config) string {
-	t.Helper()
-	s, err := target.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
 
 const experimentGroups = `server_timing = "Server-Timing"
 
@@ -42,7 +31,7 @@ expect = 200
 `
 
 func TestExperimentCommand(t *testing.T) {
-	url := capacityServer(t, target.Config{Workers: 2, Service: 20 * time.Millisecond})
+	url := targettest.Start(t, target.Config{Workers: 2, Service: 20 * time.Millisecond})
 	planPath := writePlan(t, experimentGroups+`
 [experiment]
 model = "closed"
@@ -116,7 +105,7 @@ stage = "500ms"`, target.Config{Workers: 8, Service: 10 * time.Millisecond},
 			[]string{"no knee within the ramp", "extend the ramp"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			url := capacityServer(t, tc.cfg)
+			url := targettest.Start(t, tc.cfg)
 			planPath := writePlan(t, experimentGroups+"\n[experiment]\n"+tc.exp+"\n")
 			text, err := runCLI(t, context.Background(), "experiment", "--plan", planPath, "--target", url)
 			if exit.Code(err) != tc.code {
@@ -195,7 +184,7 @@ func TestShardsMergeLikeOneProcess(t *testing.T) {
 	bin := buildPerfgate(t)
 	// A service time long beside the machine's scheduling jitter, so two
 	// runs can be compared at all.
-	url := capacityServer(t, target.Config{Workers: 64, Service: 50 * time.Millisecond})
+	url := targettest.Start(t, target.Config{Workers: 64, Service: 50 * time.Millisecond})
 	planPath := writePlan(t, experimentGroups+`
 [experiment]
 model = "open"

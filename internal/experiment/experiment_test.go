@@ -2,7 +2,6 @@ package experiment_test
 
 import (
 	"context"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,20 +10,9 @@ import (
 
 	"github.com/perfgate/perfgate/internal/experiment"
 	"github.com/perfgate/perfgate/internal/experiment/target"
+	"github.com/perfgate/perfgate/internal/experiment/target/targettest"
 	"github.com/perfgate/perfgate/internal/plan"
 )
-
-// poolTarget starts the bundled capacity target on loopback.
-func poolTarget(t *testing.T, cfg target.Config) string {
-	t.Helper()
-	s, err := target.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
 
 const groupTOML = `server_timing = "Server-Timing"
 
@@ -76,7 +64,7 @@ func runExperiment(t *testing.T, p *plan.Plan, url string) *experiment.Report {
 var pool = target.Config{Workers: 4, Service: 50 * time.Millisecond, Queue: 16}
 
 func TestClosedLoopKneeIsThePool(t *testing.T) {
-	url := poolTarget(t, pool)
+	url := targettest.Start(t, pool)
 	p := parsePlan(t, `model = "closed"
 group = "work"
 concurrency = [1, 2, 4, 8]
@@ -105,7 +93,7 @@ stage = "1500ms"
 }
 
 func TestOpenLoopKneeGaugeAndShedding(t *testing.T) {
-	url := poolTarget(t, pool)
+	url := targettest.Start(t, pool)
 	p := parsePlan(t, `model = "open"
 group = "work"
 rates = [40, 60, 80, 100, 120]
@@ -142,7 +130,7 @@ func TestControlRampTellsPayloadFromConcurrency(t *testing.T) {
 	// The light group is served as fast as the pool serves any request, so
 	// the control bends at the same level: the pool (concurrency) is the
 	// limit. The report must say which.
-	url := poolTarget(t, target.Config{Workers: 2, Service: 40 * time.Millisecond})
+	url := targettest.Start(t, target.Config{Workers: 2, Service: 40 * time.Millisecond})
 	p := parsePlan(t, `model = "closed"
 group = "work"
 control = "light"

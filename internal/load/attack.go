@@ -42,6 +42,9 @@ type Attack struct {
 	Remote bool
 	// observe sees every hit before the recorder does (model.go's stages).
 	observe func(origin time.Time, h *hit)
+	// drawStage, when set, says which part of the data an arrival due at
+	// this offset draws from (model_open.go's stages).
+	drawStage func(due time.Duration) Stage
 }
 
 // Result is what an attack measured, over the measured window only.

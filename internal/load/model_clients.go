@@ -43,14 +43,11 @@ func (m *Clients) StartOf(i int) time.Duration {
 }
 
 func (m *Clients) drive(ctx context.Context, a *Attack, split *splitter) (*Result, error) {
-	if err := m.Shard.check(); err != nil {
-		return nil, err
-	}
-	d, err := newDriver(ctx, a, split)
+	d, err := newDriver(ctx, a, split, m.Shard)
 	if err != nil {
 		return nil, err
 	}
-	end := d.origin.Add(split.spans[0].end())
+	end := d.end
 	starts := make([]time.Duration, m.Clients)
 	var running atomic.Int64
 	var abortMu sync.Mutex

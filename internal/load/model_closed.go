@@ -47,10 +47,7 @@ func (m *ClosedLoop) spans() ([]span, error) {
 }
 
 func (m *ClosedLoop) drive(ctx context.Context, a *Attack, split *splitter) (*Result, error) {
-	if err := m.Shard.check(); err != nil {
-		return nil, err
-	}
-	d, err := newDriver(ctx, a, split)
+	d, err := newDriver(ctx, a, split, m.Shard)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ type driver struct {
 	a      *Attack
 	ep     *endpoint
 	origin time.Time
+	end    time.Time // the last stage's end
 	split  *splitter
 
 	srcMu sync.Mutex // the Source is not safe for concurrent use
@@ -30,7 +31,10 @@ type driver struct {
 	stopOnce sync.Once
 }
 
-func newDriver(ctx context.Context, a *Attack, split *splitter) (*driver, error) {
+func newDriver(ctx context.Context, a *Attack, split *splitter, shard Shard) (*driver, error) {
+	if err := shard.check(); err != nil {
+		return nil, err
+	}
 	ep, err := endpointFor(ctx, a, a.Timeout)
 	if err != nil {
 		return nil, err
@@ -41,7 +45,8 @@ func newDriver(ctx context.Context, a *Attack, split *splitter) (*driver, error)
 		// for the goroutines' start-up.
 		origin = time.Now().Add(5 * time.Millisecond)
 	}
-	return &driver{a: a, ep: ep, origin: origin.Add(a.Offset), split: split,
+	origin = origin.Add(a.Offset)
+	return &driver{a: a, ep: ep, origin: origin, end: origin.Add(split.spans[len(split.spans)-1].end()), split: split,
 		hits: make(chan hit, 4096), conns: map[*conn]struct{}{}}, nil
 }
 

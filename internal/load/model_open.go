@@ -70,30 +70,18 @@ func (m *OpenLoop) drive(ctx context.Context, a *Attack, split *splitter) (*Resu
 	if b.Start.IsZero() {
 		b.Start = time.Now()
 	}
-	b.Source = &stagedSource{src: a.Source, split: split, origin: b.Start.Add(b.Offset)}
+	// The engines see one window without a warm-up; each stage's warm-up
+	// must still draw from data the measured windows never use.
+	b.drawStage = func(due time.Duration) Stage {
+		if _, measured := split.stageOf(due); measured {
+			return Measured
+		}
+		return Warmup
+	}
 	r, err := Run(ctx, b) // observe is set, so Run takes the engines' path
 	if err != nil {
 		return nil, err
 	}
 	r.Detail = &ModelResult{Model: "open"}
 	return r, nil
-}
-
-// stagedSource tells the plan's source which stage's data to draw from:
-// the engines see one window without a warm-up, and the stages' warm-ups
-// must still draw from data the measured windows never use. The engines
-// draw an arrival's request when they send it, within MaxLateness of its
-// intended time, so the clock places it in its stage but for arrivals a
-// late generator sends across a stage's edge.
-type stagedSource struct {
-	src    Source
-	split  *splitter
-	origin time.Time
-}
-
-func (s *stagedSource) Next(Stage) Request {
-	if _, measured := s.split.stageOf(time.Since(s.origin)); !measured {
-		return s.src.Next(Warmup)
-	}
-	return s.src.Next(Measured)
 }

@@ -41,14 +41,11 @@ func (m *Population) spans() ([]span, error) {
 }
 
 func (m *Population) drive(ctx context.Context, a *Attack, split *splitter) (*Result, error) {
-	if err := m.Shard.check(); err != nil {
-		return nil, err
-	}
-	d, err := newDriver(ctx, a, split)
+	d, err := newDriver(ctx, a, split, m.Shard)
 	if err != nil {
 		return nil, err
 	}
-	end := d.origin.Add(split.spans[0].end())
+	end := d.end
 	for i := range m.Users {
 		if !m.Shard.mine(i) {
 			continue

@@ -4,25 +4,13 @@ import (
 	"context"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/experiment/target"
+	"github.com/perfgate/perfgate/internal/experiment/target/targettest"
 	"github.com/perfgate/perfgate/internal/load"
 )
-
-// capacityTarget starts the bundled worker-pool target on loopback.
-func capacityTarget(t *testing.T, cfg target.Config) string {
-	t.Helper()
-	s, err := target.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
 
 func runModel(t *testing.T, a load.Attack, limit time.Duration) *load.Result {
 	t.Helper()
@@ -59,8 +47,7 @@ func TestOpenLoopStagesHaveTheirOwnResults(t *testing.T) {
 		if st[1].Start != 900*time.Millisecond || st[1].Length != 500*time.Millisecond {
 			t.Errorf("stage 2 measured from %s for %s, want 900ms for 500ms", st[1].Start, st[1].Length)
 		}
-		// By the clock, so an arrival at a stage's edge may fall either side.
-		if w := src.drawn[load.Warmup]; w < 58 || w > 62 {
+		if w := src.drawn[load.Warmup]; w != 60 {
 			t.Errorf("warm-up draws %d, want 60 (the stages' warm-ups)", w)
 		}
 		if len(r.Detail.Series) < 2 {
@@ -72,7 +59,7 @@ func TestOpenLoopStagesHaveTheirOwnResults(t *testing.T) {
 func TestClosedLoopThroughputFollowsConcurrencyUpToThePool(t *testing.T) {
 	// S is long beside a sleep's overshoot on a busy machine (1-2 ms).
 	cfg := target.Config{Workers: 4, Service: 50 * time.Millisecond}
-	url := capacityTarget(t, cfg)
+	url := targettest.Start(t, cfg)
 	src, groups := getSource("a")
 	m := &load.ClosedLoop{Levels: []int{1, 2, 4, 8}, Warmup: 200 * time.Millisecond, Duration: 1500 * time.Millisecond}
 	r := runModel(t, load.Attack{Target: url, Source: src, Groups: groups, Model: m, ServerTiming: "Server-Timing"}, 20*time.Second)
@@ -95,16 +82,17 @@ func TestClosedLoopThroughputFollowsConcurrencyUpToThePool(t *testing.T) {
 func TestPopulationRateIsLittlesLaw(t *testing.T) {
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {})
 	src, groups := getSource("a")
-	think := 200 * time.Millisecond
-	// Measured after every user has joined, over 10 think times.
-	m := &load.Population{Users: 400, Think: think, Warmup: think, Duration: 10 * think, Seed: 1}
+	think := 400 * time.Millisecond
+	// Measured after every user has joined, over 10 think times: 2,000
+	// requests, so the count's own spread is about 2 %.
+	m := &load.Population{Users: 200, Think: think, Warmup: think, Duration: 10 * think, Seed: 1}
 	r := runModel(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Model: m}, 20*time.Second)
 	st := r.Detail.Stages[0]
 	lat := time.Duration(st.Total().Latency.Mean()) * time.Microsecond
 	want := float64(m.Users) / (think + lat).Seconds()
 	within(t, "population rate", st.Throughput(), want, 0.05)
-	if st.Offered != 2000 {
-		t.Errorf("offered %.1f/s, want N/think = 2000", st.Offered)
+	if st.Offered != 500 {
+		t.Errorf("offered %.1f/s, want N/think = 500", st.Offered)
 	}
 	if k := load.ThinkTimes(st.Length, think); k < load.MinThinkTimes {
 		t.Errorf("%.1f think times, want at least %d", k, load.MinThinkTimes)
@@ -132,7 +120,7 @@ func TestPopulationJoiningTransientReadsHigh(t *testing.T) {
 }
 
 func TestClientsStartOnTheRampAndAbortNamesTheClient(t *testing.T) {
-	url := capacityTarget(t, target.Config{Workers: 16, Service: 5 * time.Millisecond, FailAbove: 3})
+	url := targettest.Start(t, target.Config{Workers: 16, Service: 5 * time.Millisecond, FailAbove: 3})
 	src, groups := getSource("a")
 	m := &load.Clients{Clients: 6, RampUp: 600 * time.Millisecond, Warmup: 600 * time.Millisecond, Duration: time.Second, AbortOnError: true}
 	r := runModel(t, load.Attack{Target: url, Source: src, Groups: groups, Model: m}, 20*time.Second)

@@ -98,6 +98,9 @@ func (s *schedule) take(intended time.Time) (job, bool) {
 	if j.measured {
 		stage = Measured
 	}
+	if a.drawStage != nil {
+		stage = a.drawStage(s.due) // a model's stages have warm-ups of their own (model_open.go)
+	}
 	j.req = a.Source.Next(stage)
 	return j, true
 }

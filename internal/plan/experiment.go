@@ -133,7 +133,7 @@ func (ps *parser) experiment(raw map[string]any) {
 	if f, ok := ps.num(m, ep, "knee_tolerance", "knee_tolerance = 10", 0, false, 100); ok {
 		e.KneeTolerance = f / 100
 	}
-	e.HitStatus = ps.statusList(m, ep, "hit_status")
+	e.HitStatus, _ = ps.intList(m, ep, "hit_status", 100, 599, "an HTTP status (100-599)", "hit_status = [200]")
 	if v, ok := m["gauges"]; ok {
 		list, isList := v.([]any)
 		if !isList {
@@ -211,19 +211,7 @@ func (ps *parser) closedExperiment(m map[string]any, ep []string, e *Experiment)
 			e.Concurrency = load.Doubling(int(n))
 		}
 	case list:
-		arr, ok := m["concurrency"].([]any)
-		if !ok || len(arr) == 0 {
-			ps.at(ep, "concurrency", "concurrency must be a list of levels; write concurrency = [1, 2, 4, 8]")
-			return
-		}
-		for _, v := range arr {
-			n, isInt := v.(int64)
-			if !isInt || n < 1 || n > 1e5 {
-				ps.at(ep, "concurrency", "concurrency holds %v; each level is a whole number of workers from 1; write concurrency = [1, 2, 4, 8]", v)
-				return
-			}
-			e.Concurrency = append(e.Concurrency, int(n))
-		}
+		e.Concurrency, _ = ps.intList(m, ep, "concurrency", 1, 1e5, "a whole number of workers from 1", "concurrency = [1, 2, 4, 8]")
 	default:
 		ps.at(ep, "", "a closed-loop experiment needs its levels; write max_concurrency = 32 (1, 2, 4, ... 32) or concurrency = [1, 2, 4, 8]")
 	}
@@ -313,25 +301,30 @@ func (ps *parser) openExperiment(m map[string]any, ep []string, e *Experiment) {
 	}
 }
 
-func (ps *parser) statusList(m map[string]any, path []string, key string) []int {
+// intList reads a whole number or a list of them, each from lo to hi.
+func (ps *parser) intList(m map[string]any, path []string, key string, lo, hi int64, what, example string) ([]int, bool) {
 	v, ok := m[key]
 	if !ok {
-		return nil
+		return nil, false
 	}
 	list, isList := v.([]any)
 	if !isList {
 		list = []any{v}
 	}
+	if len(list) == 0 {
+		ps.at(path, key, "%s is empty; write %s", key, example)
+		return nil, false
+	}
 	var out []int
 	for _, c := range list {
 		n, isInt := c.(int64)
-		if !isInt || n < 100 || n > 599 {
-			ps.at(path, key, "%s holds %v, which is not an HTTP status (100-599); write %s = [200]", key, c, key)
-			return nil
+		if !isInt || n < lo || n > hi {
+			ps.at(path, key, "%s holds %v, which is not %s; write %s", key, c, what, example)
+			return nil, false
 		}
 		out = append(out, int(n))
 	}
-	return out
+	return out, true
 }
 
 func (ps *parser) hasGroup(name string) bool { return contains(ps.groupNames(), name) }
