@@ -22,7 +22,7 @@ func driftInput(n int, drift, off float64) judge.Input {
 			}
 			*arm = append(*arm, judge.Phase{Pair: i + 1, Values: map[string]float64{"p50.g": v, "p99.g": 3 * v},
 				Schedule: judge.Schedule{Offered: 30, Achieved: 30, Intended: 150, Sent: 150, Answered: 150, LatenessP99: 1},
-				Groups: []judge.GroupFigures{{Name: "g", P50: v, P99: 3 * v, Halves: [2]judge.Half{{P50: v, P90: 2 * v, Count: 50}, {P50: v, P90: 2 * v, Count: 50}}}}})
+				Groups:   []judge.GroupFigures{{Name: "g", P50: v, P99: 3 * v, Halves: [2]judge.Half{{P50: v, P90: 2 * v, Count: 50}, {P50: v, P90: 2 * v, Count: 50}}}}})
 		}
 	}
 	return in
