@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// storeFolderOf finds the store runtime folder (data dir, private key)
+// owned by pid: under the demo's store folder, or the temp folder when the
+// postgres user cannot reach that.
+func storeFolderOf(out string, pid int) string {
+	for _, root := range []string{filepath.Join(out, "store"), os.TempDir()} {
+		owners, _ := filepath.Glob(filepath.Join(root, "perfgate-pg-*", "owner"))
+		for _, f := range owners {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			fields := strings.Split(strings.TrimSpace(string(b)), "/")
+			if len(fields) == 5 && fields[3] == strconv.Itoa(pid) {
+				return filepath.Dir(f)
+			}
+		}
+	}
+	return ""
+}
+
+// A demo killed with SIGKILL runs no Stop: its PostgreSQL dies with it, but
+// the store's data folder (about 40 MB, with the server's private key)
+// stayed. The next demo removes it at its start and says so.
+func TestKilledDemoLeavesNoStoreFolder(t *testing.T) {
+	if !havePostgres() {
+		t.Fatal("this test needs PostgreSQL's initdb and postgres (apt-get install postgresql)")
+	}
+	bin := buildPerfgate(t)
+	out := filepath.Join(t.TempDir(), "demo")
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+
+	first := perfgateIn(ctx, bin, t.TempDir(), "demo", "--out", out)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- first.Wait() }()
+	t.Cleanup(func() { _ = first.Process.Kill(); <-done; done <- nil })
+	var folder string
+	for folder == "" {
+		// The store is ready once the arms start: head.log exists.
+		if _, err := os.Stat(filepath.Join(out, "head.log")); err == nil {
+			folder = storeFolderOf(out, first.Process.Pid)
+			if folder == "" {
+				t.Fatal("the demo's arms run but no store folder names it as its owner")
+			}
+			break
+		}
+		select {
+		case err := <-done:
+			done <- err
+			t.Fatalf("the demo ended before its arms started: %v", err)
+		case <-ctx.Done():
+			t.Fatal("the demo's arms never started")
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	done <- nil
+	// Its postmaster dies by its death signal; give it the moment it takes.
+	time.Sleep(2 * time.Second)
+	if _, err := os.Stat(filepath.Join(folder, "data")); err != nil {
+		t.Fatalf("the killed demo's data dir is gone by itself (%v): nothing to test", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(folder) })
+
+	// The next demo: stopped (SIGTERM) as soon as it started its own store.
+	second := perfgateIn(ctx, bin, t.TempDir(), "demo", "--out", out)
+	stderr := attach(t, second)
+	if err := second.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done2 := make(chan error, 1)
+	go func() { done2 <- second.Wait() }()
+	t.Cleanup(func() { _ = second.Process.Kill(); <-done2; done2 <- nil })
+	for !strings.Contains(stderr.String(), "store: PostgreSQL") {
+		select {
+		case err := <-done2:
+			done2 <- err
+			t.Fatalf("the next demo ended before its store started (%v):\n%s", err, stderr.String())
+		case <-ctx.Done():
+			t.Fatalf("the next demo never started its store:\n%s", stderr.String())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	_ = second.Process.Signal(syscall.SIGTERM)
+	<-done2
+	done2 <- nil
+	if _, err := os.Stat(folder); !os.IsNotExist(err) {
+		t.Errorf("the killed demo's store folder %s is still there after the next demo started (%v):\n%s", folder, err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "store: removed "+folder) {
+		t.Errorf("the next demo did not say it removed %s:\n%s", folder, stderr.String())
+	}
+	if left := storeFolderOf(out, second.Process.Pid); left != "" {
+		t.Errorf("the stopped demo left its own store folder %s", left)
+	}
+}
