@@ -368,3 +368,29 @@ func topo(t *testing.T, jobs []wfJob) []wfJob {
 	}
 	return out
 }
+
+// The full workflow examples of docs/action.md pass actionlint too.
+func TestDocsWorkflowsLint(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(moduleRoot(t), "docs", "action.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for i, block := range strings.Split(string(doc), "```yaml\n")[1:] {
+		body, _, _ := strings.Cut(block, "```")
+		if !strings.Contains(body, "\njobs:") {
+			continue
+		}
+		f := filepath.Join(t.TempDir(), "example-"+strconv.Itoa(i)+".yml")
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	if len(files) < 2 {
+		t.Fatalf("docs/action.md shows %d full workflows, want both build modes", len(files))
+	}
+	if out, err := execOutput(wftool(t), append([]string{"lint"}, files...)...); err != nil {
+		t.Fatalf("actionlint on docs/action.md's workflows: %v\n%s", err, out)
+	}
+}
