@@ -254,12 +254,24 @@ func resampleFiles(w io.Writer, paths []string, perGate, pairs int) error {
 	}
 	sort.Strings(targets)
 	for _, t := range targets {
-		gates := byTarget[t]
 		k := pairs
 		if k <= 0 {
-			k = len(gates[0].Input.Base)
+			k = len(byTarget[t][0].Input.Base)
 		}
-		fmt.Fprintf(w, "\ntarget %s: %d recorded A/A gates, %d resamples each of %d pairs (%d per injection)\n\n", t, len(gates), perGate, k, perGate*len(gates))
+		// A gate with fewer pairs than a resample draws cannot give one
+		// without repeating pairs: it is left out.
+		var gates []record
+		for _, r := range byTarget[t] {
+			if len(r.Input.Base) >= k {
+				gates = append(gates, r)
+			}
+		}
+		if len(gates) == 0 {
+			fmt.Fprintf(w, "\ntarget %s: no recorded A/A gate has %d pairs\n", t, k)
+			continue
+		}
+		fmt.Fprintf(w, "\ntarget %s: %d recorded A/A gates (%d with fewer than %d pairs left out), %d resamples each of %d pairs (%d per injection)\n\n",
+			t, len(gates), len(byTarget[t])-len(gates), k, perGate, k, perGate*len(gates))
 		fmt.Fprintf(w, "| method |")
 		for _, inj := range injections {
 			fmt.Fprintf(w, " %s |", inj.Name)
