@@ -16,6 +16,10 @@ import (
 // cannot split included (a cannot-judge, so the attempts' rules see it).
 func TestActionEntrypoint(t *testing.T) {
 	dir := t.TempDir()
+	commit := strings.Repeat("ab", 20)
+	baseMD := filepath.Join(dir, "base.md")
+	line := "Performance: The base is `" + commit + "`, the previous release v1.4.0."
+	os.WriteFile(baseMD, []byte("# Performance base\n\nThe base is `"+commit+"`, the previous release v1.4.0.\n\n- commit: `"+commit+"`\n- event: release\n- previous release: v1.4.0\n\nRelease notes line:\n\n"+line+"\n"), 0o644)
 	for _, tc := range []struct {
 		name    string
 		args    []string
@@ -28,6 +32,7 @@ func TestActionEntrypoint(t *testing.T) {
 		{"bad quoting", []string{"version", "'unterminated"}, exit.CannotJudge, "cannot-judge", ""},
 		{"no command", []string{" ", ""}, exit.CannotJudge, "cannot-judge", ""},
 		{"too many words", []string{"version", "a", "b"}, exit.CannotJudge, "cannot-judge", ""},
+		{"the release-notes line", []string{"release-note", "--base-file " + baseMD}, exit.Pass, "pass", line},
 		{"a two-word command in the command input", []string{"attempts next", "--attempt 1 --exit-code 2 --cpu-model X --record ''"}, exit.Pass, "pass", "retry\ncannot judge on X"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,6 +50,9 @@ func TestActionEntrypoint(t *testing.T) {
 			}
 			if !strings.Contains(string(b), "exit-code<<") || !strings.Contains(string(b), "\n"+string(rune('0'+tc.code))+"\n") {
 				t.Errorf("GITHUB_OUTPUT holds %q, want exit-code %d", b, tc.code)
+			}
+			if tc.name == "the release-notes line" && (!strings.Contains(string(b), "release-note<<") || !strings.Contains(string(b), "\n"+line+"\n")) {
+				t.Errorf("GITHUB_OUTPUT holds %q, want the release-note output %q", b, line)
 			}
 			if !strings.Contains(out.String(), tc.out) {
 				t.Errorf("stdout %q lacks %q", out.String(), tc.out)
