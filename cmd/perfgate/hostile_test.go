@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -34,6 +35,9 @@ func hostileArm(target string, args []string) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "hostile arm: %v\n", err)
 		return 3
+	}
+	if os.Getenv(hostileArmEnv+"_IGNORE_TERM") != "" {
+		signal.Ignore(syscall.SIGTERM)
 	}
 	s := hostiletest.Serve(l, hostiletest.Endless[i], "/healthz")
 	fmt.Fprintf(os.Stderr, "hostile arm %q listening on %s\n", hostiletest.Endless[i].Name, l.Addr())
@@ -161,17 +165,31 @@ func TestSIGTERMEndsLoadAgainstHostileTargets(t *testing.T) {
 // TestSIGTERMEndsABAgainstHostileArms: `perfgate ab` whose two arms turn
 // hostile under load (each answers its ready probe, then streams an
 // endless answer to every request) ends within 2 s of SIGTERM in its
-// first pair, with exit 2 and both arms gone.
+// first pair, with exit 2 and both arms gone; also when the arms ignore
+// the SIGTERM perfgate passes on (they took the arms' 10 s grace before).
 func TestSIGTERMEndsABAgainstHostileArms(t *testing.T) {
+	type armCase struct {
+		name       string
+		target     int
+		ignoreTerm bool // the arm ignores its own SIGTERM: killed after arms.CanceledGrace
+	}
+	var cases []armCase
 	for i, tg := range hostiletest.Endless {
-		t.Run(tg.Name, func(t *testing.T) {
+		cases = append(cases, armCase{tg.Name, i, false})
+	}
+	cases = append(cases, armCase{"endless 1xx from an arm that ignores SIGTERM", 0, true})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			plan := filepath.Join(dir, "plan.toml")
 			if err := os.WriteFile(plan, []byte(hostilePlan), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			// The arm's command line carries dir, so running() finds it.
-			arm := fmt.Sprintf("env %s=%d %s 127.0.0.1:@PORT@ %s", hostileArmEnv, i, os.Args[0], dir)
+			arm := fmt.Sprintf("env %s=%d %s 127.0.0.1:@PORT@ %s", hostileArmEnv, tc.target, os.Args[0], dir)
+			if tc.ignoreTerm {
+				arm = "env " + hostileArmEnv + "_IGNORE_TERM=1 " + arm
+			}
 			cmd := exec.Command(perfgate, "ab", "--plan", plan, "--base-cmd", arm, "--head-cmd", arm, "--ready", "/healthz",
 				"--out", filepath.Join(dir, "out"), "--idle", "0", "--pairs", "1", "--warmup", "0s", "--measure", "30s", "--rate", "20")
 			cmd.Stdout = io.Discard

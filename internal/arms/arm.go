@@ -56,8 +56,14 @@ const (
 	DefaultSampleEvery  = 100 * time.Millisecond
 )
 
+// CanceledGrace caps Grace once Start's ctx is done (SIGINT or SIGTERM to
+// perfgate): the run must end within 2 s, whatever an arm does with its
+// SIGTERM.
+const CanceledGrace = time.Second
+
 // Arm is one running build. All methods are safe for concurrent use.
 type Arm struct {
+	ctx     context.Context // Start's; once done, Stop waits CanceledGrace at most
 	spec    Spec
 	cmd     *exec.Cmd
 	log     *os.File
@@ -147,7 +153,7 @@ func Start(ctx context.Context, s Spec) (*Arm, error) {
 		return nil, exit.Refusef("starting arm %s (%s): %w", s.Name, strings.Join(s.Command, " "), err)
 	}
 	a := &Arm{
-		spec: s, cmd: cmd, log: log, logPath: logPath, pgid: cmd.Process.Pid,
+		spec: s, ctx: ctx, cmd: cmd, log: log, logPath: logPath, pgid: cmd.Process.Pid,
 		exited: make(chan struct{}), stopped: make(chan struct{}), quit: make(chan struct{}),
 		watch: make(chan struct{}), seen: map[procKey]procStat{}, ever: map[procKey]procStat{}, cookie: cookie,
 	}

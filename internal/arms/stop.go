@@ -113,12 +113,16 @@ func (a *Arm) stop() {
 	members := a.members()
 
 	a.signalAll(members, syscall.SIGTERM)
-	deadline := time.Now().Add(a.spec.Grace)
+	grace := a.spec.Grace
+	if a.ctx.Err() != nil {
+		grace = min(grace, CanceledGrace) // the run was canceled: perfgate must end soon
+	}
+	deadline := time.Now().Add(grace)
 	for a.anyAlive(members) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if a.anyAlive(members) {
-		fmt.Fprintf(a.log, "\nperfgate: arm %s still running %s after SIGTERM; sending SIGKILL\n", a.spec.Name, a.spec.Grace)
+		fmt.Fprintf(a.log, "\nperfgate: arm %s still running %s after SIGTERM; sending SIGKILL\n", a.spec.Name, grace)
 		// Looked for again: a member may have forked a daemon meanwhile.
 		members = a.members()
 		a.signalAll(members, syscall.SIGKILL)
