@@ -234,8 +234,16 @@ func failureLine(r MetricResult) string {
 	if r.HigherIsBetter {
 		dir = "lower"
 	}
+	if r.Rule == RulePaired {
+		// Worse is the pairs' geometric mean here, not the medians' ratio.
+		return fmt.Sprintf("%s: the head is %s by %s over the pairs (medians %s vs %s %s; threshold %s), breaching in %d of %d pairs", r.ID, dir, pctBeyond(r.Worse, r.Threshold), num(r.Head), num(r.Base), r.Unit, pct(r.Threshold), r.PairsBreached, r.Pairs)
+	}
 	return fmt.Sprintf("%s: the head is %s by %s (%s vs %s %s; threshold %s), breaching in %d of %d pairs", r.ID, dir, pctBeyond(r.Worse, r.Threshold), num(r.Head), num(r.Base), r.Unit, pct(r.Threshold), r.PairsBreached, r.Pairs)
 }
+
+// JudgeIdle is the idle phase's judgement alone, for the idle control
+// (internal/controls), which runs an idle phase and no pairs.
+func JudgeIdle(id Idle) IdleResult { return judgeIdle(id) }
 
 // judgeIdle compares the idle figures with their limits. The limits are
 // "under": a figure exactly at its limit fails.
