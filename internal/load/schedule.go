@@ -45,6 +45,12 @@ func (s *schedule) next() (time.Time, bool) {
 	return s.origin.Add(s.due), true
 }
 
+// maxOverdue bounds overdue's walk (about a second of work): a pacer far
+// beyond any rate a generator holds, stalled for long, must not hang the
+// cancel that ends it. Past it the run has dropped arrivals by the million
+// and cannot be judged anyway.
+const maxOverdue = 50_000_000
+
 // overdue counts, once a cancel has stopped the walk at stopped, every
 // measured arrival that was due by the cancel and never taken: a generator
 // that stalled (in a read, a slow source, a starved thread) and was then
@@ -60,7 +66,7 @@ func (s *schedule) overdue(stopped time.Time) time.Time {
 		// Carried onto stopped, which holds the monotonic reading.
 		stopped = stopped.Add(time.Duration(ns - stopped.UnixNano()))
 	}
-	for !s.ended {
+	for walked := 0; !s.ended && walked < maxOverdue; walked++ {
 		if s.pending {
 			if s.origin.Add(s.due).After(stopped) {
 				return stopped
