@@ -238,11 +238,7 @@ func resampleFiles(w io.Writer, paths []string, perGate, pairs int) error {
 			if r.Scenario != "aa" || r.Input == nil || r.Code == judge.CannotJudge {
 				continue
 			}
-			t := r.Target
-			if t == "" {
-				t = "example"
-			}
-			byTarget[t] = append(byTarget[t], r)
+			byTarget[targetOf(r)] = append(byTarget[targetOf(r)], r)
 		}
 	}
 	if len(byTarget) == 0 {
@@ -334,11 +330,7 @@ func recordedAsTheyAre(w io.Writer, recs []record) {
 	cannot := map[key]int{}
 	var keys []key
 	for _, r := range recs {
-		t := r.Target
-		if t == "" {
-			t = "example"
-		}
-		k := key{t, r.Scenario}
+		k := key{targetOf(r), r.Scenario}
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 			groups[k] = nil
@@ -413,6 +405,16 @@ func clusterInterval(shares []float64) (mean, lo, hi float64) {
 	}
 	sort.Float64s(means)
 	return mean, means[int(0.025*draws)], means[int(0.975*draws)-1]
+}
+
+// targetOf names a record's service and profile, "tail, profile busy":
+// gates of different profiles are different experiments.
+func targetOf(r record) string {
+	t := r.Target
+	if t == "" {
+		t = "example"
+	}
+	return t + ", profile " + strings.TrimSuffix(r.Profile.Name, "*")
 }
 
 // why counts the metrics that failed a gate the paired rule alarmed on.
