@@ -129,11 +129,7 @@ func (s *service) Ingest(ctx context.Context, sub Submission) (Receipt, error) {
 	if err != nil {
 		return Receipt{}, err
 	}
-	prev, err := s.st.RunAttempts(ctx, f.Repository, f.RunID)
-	if err != nil {
-		return Receipt{}, err
-	}
-	pol, err := s.policy(ctx)
+	pol, err := s.policy(ctx, a.Facts.CPUModel)
 	if err != nil {
 		return Receipt{}, err
 	}
@@ -141,11 +137,30 @@ func (s *service) Ingest(ctx context.Context, sub Submission) (Receipt, error) {
 	a.Decision = Decision{Next: string(d.Next), Reason: d.Reason}
 	final := a
 	if d.Next == attempts.Final {
+		prev, err := s.st.RunAttempts(ctx, f.Repository, f.RunID)
+		if err != nil {
+			return Receipt{}, err
+		}
 		var word string
 		word, final = finalWord(append(prev, *a))
 		a.Decision.Verdict = word
 	}
-	stored, created, err := s.st.PutAttempt(ctx, a)
+	run, err := s.st.GetRun(ctx, f.Repository, f.RunID)
+	first := errors.Is(err, ErrNotFound)
+	if err != nil && !first {
+		return Receipt{}, err
+	}
+	run = runOf(f, run, s.cfg.Now())
+	if a.Decision.Next == NextFinal {
+		run.Verdict = a.Decision.Verdict
+		run.FinalAttempt = final.Facts.Attempt
+		run.Title = title(final, run.Verdict)
+		run.ReleaseLine = releaseLine(final)
+		run.Published, run.PublishError = false, ""
+	}
+	// The attempt and its run commit together: a kill between the two
+	// cannot leave an attempt whose run does not know it.
+	stored, created, err := s.st.PutAttempt(ctx, a, &run)
 	if err != nil {
 		return Receipt{}, err
 	}
@@ -155,22 +170,6 @@ func (s *service) Ingest(ctx context.Context, sub Submission) (Receipt, error) {
 	}
 	if s.cfg.OnAttempt != nil {
 		s.cfg.OnAttempt(&stored)
-	}
-	run, err := s.st.GetRun(ctx, f.Repository, f.RunID)
-	first := errors.Is(err, ErrNotFound)
-	if err != nil && !first {
-		return Receipt{}, err
-	}
-	run = runOf(f, run, s.cfg.Now())
-	if stored.Decision.Next == NextFinal {
-		run.Verdict = stored.Decision.Verdict
-		run.FinalAttempt = final.Facts.Attempt
-		run.Title = title(final, run.Verdict)
-		run.ReleaseLine = releaseLine(final)
-		run.Published = false
-	}
-	if err := s.st.PutRun(ctx, &run); err != nil {
-		return Receipt{}, err
 	}
 	rc := Receipt{Created: true, Attempt: stored}
 	if s.cfg.Publisher != nil && (first || run.Verdict == WordPending) {

@@ -91,18 +91,24 @@ func (l Learn) judge(m *ModelStat, configured bool) {
 	}
 }
 
-// policy is the retry policy with the configured stall-prone models plus
-// those history marks.
-func (s *service) policy(ctx context.Context) (attempts.Policy, error) {
+// policy is the retry policy for an attempt on model: the configured
+// stall-prone models, plus model itself when its history marks it (only its
+// own history matters to this attempt's decision).
+func (s *service) policy(ctx context.Context, model string) (attempts.Policy, error) {
 	p := attempts.Policy{StallProne: append([]string(nil), s.cfg.StallProne...), MaxRetries: s.cfg.MaxRetries}
-	stats, err := s.Models(ctx)
+	if model == "" || p.StallProneModel(model) {
+		return p, nil
+	}
+	m, err := s.st.ModelWindow(ctx, model, s.cfg.Learn.Window)
 	if err != nil {
 		return p, err
 	}
-	for _, m := range stats {
-		if m.StallProne && !p.StallProneModel(m.CPUModel) {
-			p.StallProne = append(p.StallProne, m.CPUModel)
-		}
+	if m.Attempts > 0 {
+		m.Share = float64(m.Exit2) / float64(m.Attempts)
+	}
+	s.cfg.Learn.judge(&m, false)
+	if m.StallProne {
+		p.StallProne = append(p.StallProne, model)
 	}
 	return p, nil
 }

@@ -26,9 +26,11 @@ type TrendPoint struct {
 // implements it over SQLite and PostgreSQL.
 type Store interface {
 	// PutAttempt stores a unless an attempt with the same (repository, run
-	// id, attempt number) is stored already; it returns the stored attempt
-	// and whether this call stored it.
-	PutAttempt(ctx context.Context, a *Attempt) (Attempt, bool, error)
+	// id, attempt number) is stored already, and with it, in the same
+	// transaction, the run r as a leaves it (r may be nil); it returns the
+	// stored attempt and whether this call stored it. A repeat writes
+	// nothing.
+	PutAttempt(ctx context.Context, a *Attempt, r *Run) (Attempt, bool, error)
 	// GetAttempt returns one attempt, ErrNotFound when absent.
 	GetAttempt(ctx context.Context, repo string, runID int64, attempt int) (Attempt, error)
 	// RunAttempts returns a run's attempts by attempt number.
@@ -46,6 +48,9 @@ type Store interface {
 	// of them ended with exit 2. Attempts and Exit2 are set; the rest is
 	// the service's to fill.
 	Models(ctx context.Context, window int) ([]ModelStat, error)
+	// ModelWindow counts one CPU model's last window attempts and their
+	// exit 2s, as Models does for every model.
+	ModelWindow(ctx context.Context, model string, window int) (ModelStat, error)
 	// Repositories lists the repositories with at least one attempt.
 	Repositories(ctx context.Context) ([]string, error)
 	// Trends returns the metrics of the final attempts of a repository's

@@ -22,8 +22,9 @@ func b2i(b bool) int {
 }
 
 // PutAttempt inserts a unless (repo, run id, attempt) is taken, in one
-// transaction with its metrics, and returns the row stored.
-func (db *DB) PutAttempt(ctx context.Context, a *verdict.Attempt) (verdict.Attempt, bool, error) {
+// transaction with its metrics and the run r, and returns the row stored:
+// one commit, so one sync of the log, per attempt.
+func (db *DB) PutAttempt(ctx context.Context, a *verdict.Attempt, r *verdict.Run) (verdict.Attempt, bool, error) {
 	f := a.Facts
 	exit, has := 0, f.ExitCode != nil
 	if has {
@@ -57,12 +58,24 @@ func (db *DB) PutAttempt(ctx context.Context, a *verdict.Attempt) (verdict.Attem
 				return verdict.Attempt{}, false, fmt.Errorf("storing metric %s of attempt %d of run %d of %s: %w", m.ID, f.Attempt, f.RunID, f.Repository, err)
 			}
 		}
+		if r != nil {
+			if err := putRun(ctx, tx, r); err != nil {
+				return verdict.Attempt{}, false, err
+			}
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return verdict.Attempt{}, false, fmt.Errorf("storing attempt %d of run %d of %s: %w", f.Attempt, f.RunID, f.Repository, err)
 	}
+	if created {
+		// What was written is what is stored; the times at the store's
+		// precision (nanoseconds, UTC) as a read gives them back.
+		got := *a
+		got.Received = time.Unix(0, a.Received.UnixNano()).UTC()
+		return got, true, nil
+	}
 	got, err := db.GetAttempt(ctx, f.Repository, f.RunID, f.Attempt)
-	return got, created, err
+	return got, false, err
 }
 
 type scanner interface{ Scan(...any) error }
@@ -166,6 +179,19 @@ func (db *DB) Models(ctx context.Context, window int) ([]verdict.ModelStat, erro
 		out = append(out, m)
 	}
 	return out, rows.Err()
+}
+
+// ModelWindow counts model's last window attempts and their exit 2s,
+// reading only that model's newest rows (the cpu_model, received_ns index).
+func (db *DB) ModelWindow(ctx context.Context, model string, window int) (verdict.ModelStat, error) {
+	m := verdict.ModelStat{CPUModel: model}
+	err := db.sql.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN has_exit_code = 1 AND exit_code = 2 THEN 1 ELSE 0 END), 0)
+		FROM (SELECT has_exit_code, exit_code FROM attempts WHERE cpu_model = $1
+			ORDER BY received_ns DESC LIMIT $2) recent`, model, window).Scan(&m.Attempts, &m.Exit2)
+	if err != nil {
+		return m, fmt.Errorf("counting the attempts on %s: %w", model, err)
+	}
+	return m, nil
 }
 
 // Repositories lists the repositories with runs.

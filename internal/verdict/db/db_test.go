@@ -63,7 +63,7 @@ func TestPutAttemptIsIdempotent(t *testing.T) {
 		at := time.Date(2026, 11, 3, 10, 0, 0, 123, time.UTC)
 		a := attempt("acme/api", 11, 1, "EPYC", code(0), at)
 		a.Metrics = []verdict.MetricPoint{{ID: "p99.search", Base: 10, Head: 13, Ratio: 1.3, Fail: true}, {ID: "throughput", Base: 20, Head: 20, Ratio: 1}}
-		got, created, err := st.PutAttempt(ctx, a)
+		got, created, err := st.PutAttempt(ctx, a, nil)
 		if err != nil || !created {
 			t.Fatalf("first PutAttempt: created %v, %v", created, err)
 		}
@@ -71,19 +71,29 @@ func TestPutAttemptIsIdempotent(t *testing.T) {
 			t.Errorf("stored %+v", got)
 		}
 		again := attempt("acme/api", 11, 1, "Xeon", code(1), at.Add(time.Hour))
-		got2, created, err := st.PutAttempt(ctx, again)
+		run := &verdict.Run{Repository: "acme/api", RunID: 11, Event: "pull_request", HeadSHA: sha(11), Verdict: "regression", Updated: at}
+		got2, created, err := st.PutAttempt(ctx, again, run)
 		if err != nil || created {
 			t.Fatalf("repeat PutAttempt: created %v, %v", created, err)
 		}
 		if got2.Facts.CPUModel != "EPYC" || *got2.Facts.ExitCode != 0 {
 			t.Errorf("the repeat returned %+v, want the stored attempt", got2.Facts)
 		}
+		if _, err := st.GetRun(ctx, "acme/api", 11); !errors.Is(err, verdict.ErrNotFound) {
+			t.Errorf("a repeat wrote its run: %v", err)
+		}
 		if _, err := st.GetAttempt(ctx, "acme/api", 11, 2); !errors.Is(err, verdict.ErrNotFound) {
 			t.Errorf("GetAttempt of an absent attempt: %v, want ErrNotFound", err)
 		}
 		none := attempt("acme/api", 11, 2, "EPYC", nil, at)
 		none.Report = nil
-		got3, _, err := st.PutAttempt(ctx, none)
+		got3, _, err := st.PutAttempt(ctx, none, run)
+		if r, err := st.GetRun(ctx, "acme/api", 11); err != nil || r.Verdict != "regression" || len(r.Attempts) != 2 {
+			t.Errorf("the run written with attempt 2: %+v, %v", r, err)
+		}
+		if got3, err := st.GetAttempt(ctx, "acme/api", 11, 2); err != nil || got3.Facts.ExitCode != nil || got3.Report != nil {
+			t.Errorf("read back, an attempt without exit code is %+v, %v", got3, err)
+		}
 		if err != nil || got3.Facts.ExitCode != nil || got3.Report != nil {
 			t.Errorf("an attempt without exit code came back %+v, %v", got3, err)
 		}
@@ -104,7 +114,7 @@ func TestConcurrentRepeatsStoreOnce(t *testing.T) {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				_, c, err := st.PutAttempt(ctx, attempt("acme/api", 5, 1, fmt.Sprint("model-", i), code(0), time.Now()))
+				_, c, err := st.PutAttempt(ctx, attempt("acme/api", 5, 1, fmt.Sprint("model-", i), code(0), time.Now()), nil)
 				mu.Lock()
 				defer mu.Unlock()
 				if c {
@@ -138,7 +148,7 @@ func TestRunsByEveryKey(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, _, err := st.PutAttempt(ctx, attempt("acme/api", 1, 1, "EPYC", code(0), t0)); err != nil {
+		if _, _, err := st.PutAttempt(ctx, attempt("acme/api", 1, 1, "EPYC", code(0), t0), nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, tc := range []struct {
@@ -207,14 +217,14 @@ func TestModelsCountTheLastWindow(t *testing.T) {
 				c = 2
 			}
 			a := attempt("acme/api", int64(100+i), 1, "EPYC", code(c), t0.Add(time.Duration(i)*time.Second))
-			if _, _, err := st.PutAttempt(ctx, a); err != nil {
+			if _, _, err := st.PutAttempt(ctx, a, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, _, err := st.PutAttempt(ctx, attempt("other/svc", 1, 1, "Xeon", nil, t0)); err != nil {
+		if _, _, err := st.PutAttempt(ctx, attempt("other/svc", 1, 1, "Xeon", nil, t0), nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := st.PutAttempt(ctx, attempt("other/svc", 2, 1, "", code(2), t0)); err != nil {
+		if _, _, err := st.PutAttempt(ctx, attempt("other/svc", 2, 1, "", code(2), t0), nil); err != nil {
 			t.Fatal(err)
 		}
 		ms, err := st.Models(ctx, 50)
@@ -226,6 +236,13 @@ func TestModelsCountTheLastWindow(t *testing.T) {
 		if got != want {
 			t.Errorf("Models(50) = %s, want %s", got, want)
 		}
+		one, err := st.ModelWindow(ctx, "EPYC", 50)
+		if err != nil || one.Attempts != 50 || one.Exit2 != 10 {
+			t.Errorf("ModelWindow(EPYC, 50) = %+v, %v", one, err)
+		}
+		if none, err := st.ModelWindow(ctx, "Graviton", 50); err != nil || none.Attempts != 0 {
+			t.Errorf("ModelWindow of a model never seen = %+v, %v", none, err)
+		}
 	})
 }
 
@@ -236,7 +253,7 @@ func TestTrendsAndTokens(t *testing.T) {
 		for i := 1; i <= 3; i++ {
 			a := attempt("acme/api", int64(i), 1, "EPYC", code(0), t0)
 			a.Metrics = []verdict.MetricPoint{{ID: "p99.search", Ratio: 1 + float64(i)/10}, {ID: "throughput", Ratio: 1}}
-			if _, _, err := st.PutAttempt(ctx, a); err != nil {
+			if _, _, err := st.PutAttempt(ctx, a, nil); err != nil {
 				t.Fatal(err)
 			}
 			r := verdict.Run{Repository: "acme/api", RunID: int64(i), Event: "push", HeadSHA: sha(i), Verdict: "pass", FinalAttempt: 1, Updated: t0.Add(time.Duration(i) * time.Minute)}

@@ -15,7 +15,15 @@ const runColumns = `repo, run_id, event, head_sha, base_sha, pr, merge_group_sha
 
 // PutRun inserts or replaces a run's header and verdict.
 func (db *DB) PutRun(ctx context.Context, r *verdict.Run) error {
-	_, err := db.sql.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`)
+	return putRun(ctx, db.sql, r)
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func putRun(ctx context.Context, ex execer, r *verdict.Run) error {
+	_, err := ex.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 		ON CONFLICT (repo, run_id) DO UPDATE SET event = excluded.event, head_sha = excluded.head_sha,
 			base_sha = excluded.base_sha, pr = excluded.pr, merge_group_sha = excluded.merge_group_sha,
