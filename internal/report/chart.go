@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/perfgate/perfgate/internal/judge"
 )
 
 // latencyCharts draws, for p50 and for p99, a Mermaid xychart of every
@@ -13,7 +15,8 @@ import (
 // (xychart-beta draws no legend, so the two must differ in kind).
 func latencyCharts(r *Report) string {
 	var b strings.Builder
-	for _, q := range []string{"p50", "p99"} {
+	// The median and the furthest tail the judge measures.
+	for _, q := range []judge.Percentile{judge.Percentiles[0], judge.Percentiles[len(judge.Percentiles)-1]} {
 		groups := groupsOf(r, q)
 		if len(groups) == 0 || len(r.Input.Base) == 0 || len(r.Input.Base) != len(r.Input.Head) {
 			continue
@@ -21,7 +24,7 @@ func latencyCharts(r *Report) string {
 		var labels []string
 		var base, head []float64
 		for _, g := range groups {
-			id := q + "." + g
+			id := judge.LatencyMetric(q, g).ID
 			for i := range r.Input.Base {
 				labels = append(labels, strconv.Quote(fmt.Sprintf("%s %d", chartLabel(g), r.Input.Base[i].Pair)))
 				base = append(base, r.Input.Base[i].Values[id])
@@ -33,7 +36,7 @@ func latencyCharts(r *Report) string {
 			top = math.Max(top, v)
 		}
 		fmt.Fprintf(&b, "```mermaid\nxychart-beta\n")
-		fmt.Fprintf(&b, "    title \"%s latency per group and pair (ms): bars base, line head\"\n", q)
+		fmt.Fprintf(&b, "    title \"%s latency per group and pair (ms): bars base, line head\"\n", q.Name)
 		fmt.Fprintf(&b, "    x-axis [%s]\n", strings.Join(labels, ", "))
 		fmt.Fprintf(&b, "    y-axis \"ms\" 0 --> %s\n", chartNum(niceTop(top)))
 		fmt.Fprintf(&b, "    bar [%s]\n", chartNums(base))
@@ -43,11 +46,12 @@ func latencyCharts(r *Report) string {
 	return b.String()
 }
 
-// groupsOf lists the groups that have a metric "<q>.<group>", sorted.
-func groupsOf(r *Report, q string) []string {
+// groupsOf lists the groups that have a latency metric of percentile q,
+// sorted.
+func groupsOf(r *Report, q judge.Percentile) []string {
 	var gs []string
 	for _, m := range r.Input.Metrics {
-		if g, ok := strings.CutPrefix(m.ID, q+"."); ok {
+		if p, g, ok := judge.SplitLatencyID(m.ID); ok && p == q {
 			gs = append(gs, g)
 		}
 	}
