@@ -48,6 +48,16 @@ const (
 // Classes lists the classes in the order reports show them.
 var Classes = []Class{Throughput, Latency, CPU, Memory, Transactions}
 
+// classNames is "throughput, latency, cpu, memory, transactions", for
+// messages.
+func classNames() string {
+	names := make([]string, len(Classes))
+	for i, c := range Classes {
+		names[i] = string(c)
+	}
+	return strings.Join(names, ", ")
+}
+
 // DefaultTolerance is the tolerance of each class, as a fraction, when the
 // plan or the command line names none: FerroFED's gate's numbers.
 var DefaultTolerance = map[Class]float64{

@@ -34,7 +34,7 @@ func validate(in Input) []string {
 	classes := map[Class]bool{}
 	for _, m := range in.Metrics {
 		if _, ok := DefaultTolerance[m.Class]; !ok {
-			bad = append(bad, fmt.Sprintf("metric %q has class %q: use one of throughput, latency, cpu, memory, transactions", m.ID, m.Class))
+			bad = append(bad, fmt.Sprintf("metric %q has class %q: use one of %s", m.ID, m.Class, classNames()))
 		}
 		if ids[m.ID] {
 			bad = append(bad, fmt.Sprintf("metric %q is named twice", m.ID))
