@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -98,6 +99,15 @@ think = "500ms"
 warmup = "0s"
 duration = "1s"`, target.Config{Workers: 64, Service: time.Millisecond},
 			[]string{"no saturation verdict: over 2.0 think times", "reads about 25 % high", "run for at least 5s (10 think times)"}, 0},
+		{"a breached threshold is exit 1", `model = "closed"
+concurrency = [1, 2]
+warmup = "100ms"
+stage = "500ms"
+
+[[threshold]]
+metric = "p95"
+below = "1ms"`, target.Config{Workers: 1, Service: 10 * time.Millisecond},
+			[]string{"threshold (plan line 14): p95 of all groups", "FAIL", "exit 1"}, 1},
 		{"a ramp without a knee cannot answer", `model = "closed"
 concurrency = [1, 2]
 warmup = "100ms"
@@ -118,6 +128,54 @@ stage = "500ms"`, target.Config{Workers: 8, Service: 10 * time.Millisecond},
 			}
 		})
 	}
+}
+
+func TestExperimentCommandCanceledAndProgress(t *testing.T) {
+	url := targettest.Start(t, target.Config{Workers: 2, Service: 10 * time.Millisecond})
+	planPath := writePlan(t, experimentGroups+`
+[experiment]
+model = "closed"
+concurrency = [1, 2, 4, 8]
+warmup = "200ms"
+stage = "5s"
+`)
+	out := filepath.Join(t.TempDir(), "partial.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	defer cancel()
+	var stdout, stderr syncBuffer
+	began := time.Now()
+	err := RunIO(ctx, []string{"experiment", "--plan", planPath, "--target", url, "--out", out}, &IO{Out: &stdout, Err: &stderr, IsTerminal: true})
+	if took := time.Since(began); took > 4*time.Second {
+		t.Errorf("a canceled experiment took %s to return", took)
+	}
+	if exit.Code(err) != 2 || !strings.Contains(err.Error(), "canceled: the figures are partial") {
+		t.Errorf("canceled: %v (exit %d), want exit 2 saying the figures are partial", err, exit.Code(err))
+	}
+	if !strings.Contains(stderr.String(), "stage 1/4 c=1") {
+		t.Errorf("no progress line on the terminal:\n%q", stderr.String())
+	}
+	rep, rerr := experiment.ReadFile(out)
+	if rerr != nil || !rep.Canceled {
+		t.Errorf("partial report: %v, canceled %v", rerr, rep != nil && rep.Canceled)
+	}
+}
+
+// syncBuffer is a bytes.Buffer the progress goroutine may write to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func TestExperimentCommandRefuses(t *testing.T) {

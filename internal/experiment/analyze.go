@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/run"
 )
 
 // The knee rule, stage by stage up the ramp: stage i is the knee when the
@@ -63,8 +64,8 @@ func Analyze(r *Report) {
 		}
 	}
 	for _, th := range r.Thresholds {
-		if !th.Pass {
-			fail(1, "threshold failed: "+th.Text)
+		if th.Fail {
+			fail(1, th.Says)
 			break
 		}
 	}
@@ -394,61 +395,35 @@ func slope(xs, ys []float64) (float64, bool) {
 	return (n*sxy - sx*sy) / den, true
 }
 
-func thresholds(r *Report) []ThresholdOutcome {
+// thresholds judges the plan's [[threshold]] limits over every measured
+// stage pooled, as perfgate load does over its one window (run.Thresholds,
+// judge.JudgeThreshold).
+func thresholds(r *Report) []judge.ThresholdResult {
 	if len(r.Settings.Thresholds) == 0 {
 		return nil
 	}
-	byGroup := map[string]*load.GroupStats{}
-	all := &load.GroupStats{}
+	var names []string
+	byName := map[string]*load.GroupStats{}
 	for _, s := range r.Stages {
-		res, err := (&load.Report{Groups: append([]load.GroupReport{s.Total}, s.Groups...)}).Result()
+		res, err := (&load.Report{Groups: s.Groups}).Result()
 		if err != nil {
 			continue
 		}
-		all = load.Merge([]*load.GroupStats{all, res.Groups[0]})
-		for _, g := range res.Groups[1:] {
-			byGroup[g.Name] = load.Merge([]*load.GroupStats{byGroup[g.Name], g})
+		for _, g := range res.Groups {
+			if _, ok := byName[g.Name]; !ok {
+				names = append(names, g.Name)
+			}
+			byName[g.Name] = load.Merge([]*load.GroupStats{byName[g.Name], g})
 		}
 	}
-	var out []ThresholdOutcome
-	for _, th := range r.Settings.Thresholds {
-		g := all
-		what := "every group"
-		if th.Group != "" {
-			g, what = byGroup[th.Group], fmt.Sprintf("group %q", th.Group)
-		}
-		o := ThresholdOutcome{Threshold: th}
-		if g == nil || g.Requests == 0 {
-			o.Text = fmt.Sprintf("%s: %s sent nothing", th.Metric, what)
-			out = append(out, o)
-			continue
-		}
-		h := g.Latency
-		if th.Side == "server" {
-			h = g.Server
-		}
-		below := time.Duration(th.BelowMS * 1e6)
-		switch {
-		case th.Metric == "success":
-			o.Value = g.SuccessRatio()
-			o.Pass = o.Value >= th.Min
-			o.Text = fmt.Sprintf("success of %s %.2f %%, needs %.2f %%", what, 100*o.Value, 100*th.Min)
-		case th.Metric == "under":
-			o.Value = load.FractionUnder(h, below)
-			o.Pass = o.Value >= th.Min
-			o.Text = fmt.Sprintf("%.2f %% of %s under %s, needs %.2f %%", 100*o.Value, what, below, 100*th.Min)
-		case strings.HasPrefix(th.Metric, "p"):
-			var p float64
-			fmt.Sscanf(th.Metric[1:], "%g", &p)
-			v := load.NearestRank(h, p)
-			o.Value = ms(v)
-			o.Pass = h != nil && v < below
-			o.Text = fmt.Sprintf("%s of %s %.1f ms, must be under %s", th.Metric, what, o.Value, below)
-		}
-		if th.Line > 0 {
-			o.Text += fmt.Sprintf(" (%s:%d)", r.Plan, th.Line)
-		}
-		out = append(out, o)
+	groups := make([]*load.GroupStats, len(names))
+	for i, n := range names {
+		groups[i] = byName[n]
+		groups[i].Name = n
+	}
+	var out []judge.ThresholdResult
+	for _, t := range run.Thresholds(r.Settings.Thresholds, groups, names) {
+		out = append(out, judge.JudgeThreshold(t))
 	}
 	return out
 }

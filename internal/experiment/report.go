@@ -13,7 +13,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/plan"
 )
 
 // Kind and Version name the JSON report; a change that breaks a reader
@@ -46,45 +48,35 @@ type Report struct {
 	Clients *Clients `json:"clients,omitempty"`
 
 	// Derived by Analyze.
-	Knee       *Knee              `json:"knee,omitempty"`
-	FirstMoved *Moved             `json:"first_moved,omitempty"`
-	Little     []LittleRow        `json:"littles_law,omitempty"`
-	Population *Population        `json:"population,omitempty"`
-	Phases     []PhaseFigures     `json:"phases,omitempty"`
-	Thresholds []ThresholdOutcome `json:"thresholds,omitempty"`
-	Routine    Routine            `json:"routine"`
-	Previous   *Comparison        `json:"previous,omitempty"`
-	Notes      []string           `json:"notes,omitempty"`
-	Warnings   []string           `json:"warnings,omitempty"`
-	Exit       int                `json:"exit"`
-	Verdict    string             `json:"verdict"`
+	Knee       *Knee                   `json:"knee,omitempty"`
+	FirstMoved *Moved                  `json:"first_moved,omitempty"`
+	Little     []LittleRow             `json:"littles_law,omitempty"`
+	Population *Population             `json:"population,omitempty"`
+	Phases     []PhaseFigures          `json:"phases,omitempty"`
+	Thresholds []judge.ThresholdResult `json:"thresholds,omitempty"`
+	Routine    Routine                 `json:"routine"`
+	Previous   *Comparison             `json:"previous,omitempty"`
+	Notes      []string                `json:"notes,omitempty"`
+	Warnings   []string                `json:"warnings,omitempty"`
+	Exit       int                     `json:"exit"`
+	Verdict    string                  `json:"verdict"`
 }
 
 // Settings is what Analyze needs to know about the experiment.
 type Settings struct {
-	Percentile    float64     `json:"percentile"`             // the latency percentile read (95 = p95)
-	Success       float64     `json:"success"`                // the success gate, a fraction
-	ObjectiveMS   float64     `json:"objective_ms,omitempty"` // the latency objective; 0 = none
-	KneeTolerance float64     `json:"knee_tolerance"`
-	HitStatus     []int       `json:"hit_status,omitempty"`
-	Group         string      `json:"group,omitempty"`
-	Users         int         `json:"users,omitempty"`
-	ThinkS        float64     `json:"think_s,omitempty"`
-	JoinsS        float64     `json:"joins_s,omitempty"`
-	WarmupS       float64     `json:"warmup_s"`
-	Ramp          bool        `json:"ramp"` // the stages are a ramp: the knee is the question
-	Thresholds    []Threshold `json:"thresholds,omitempty"`
-	Notes         []string    `json:"notes,omitempty"` // the run's own notes (scrape failures), kept through Analyze
-}
-
-// Threshold is a plan threshold, judged over every measured stage together.
-type Threshold struct {
-	Group   string  `json:"group,omitempty"`
-	Metric  string  `json:"metric"`
-	BelowMS float64 `json:"below_ms,omitempty"`
-	Min     float64 `json:"min,omitempty"`
-	Side    string  `json:"side,omitempty"`
-	Line    int     `json:"line,omitempty"`
+	Percentile    float64          `json:"percentile"`             // the latency percentile read (95 = p95)
+	Success       float64          `json:"success"`                // the success gate, a fraction
+	ObjectiveMS   float64          `json:"objective_ms,omitempty"` // the latency objective; 0 = none
+	KneeTolerance float64          `json:"knee_tolerance"`
+	HitStatus     []int            `json:"hit_status,omitempty"`
+	Group         string           `json:"group,omitempty"`
+	Users         int              `json:"users,omitempty"`
+	ThinkS        float64          `json:"think_s,omitempty"`
+	JoinsS        float64          `json:"joins_s,omitempty"`
+	WarmupS       float64          `json:"warmup_s"`
+	Ramp          bool             `json:"ramp"`                 // the stages are a ramp: the knee is the question
+	Thresholds    []plan.Threshold `json:"thresholds,omitempty"` // judged over every measured stage together
+	Notes         []string         `json:"notes,omitempty"`      // the run's own notes (scrape failures), kept through Analyze
 }
 
 // Stage is one stage's measured window.
@@ -229,14 +221,6 @@ type PhaseFigures struct {
 	GaugeGrowth   map[string]float64 `json:"gauge_growth_per_min,omitempty"`
 	RecoveryS     *float64           `json:"recovery_s,omitempty"`
 	Text          string             `json:"text"`
-}
-
-// ThresholdOutcome is a plan threshold's result.
-type ThresholdOutcome struct {
-	Threshold
-	Value float64 `json:"value"`
-	Pass  bool    `json:"pass"`
-	Text  string  `json:"text"`
 }
 
 // Routine is the four numbers kept run to run.

@@ -168,9 +168,7 @@ func settings(p *plan.Plan) Settings {
 	if e.Model == "population" {
 		s.Users, s.ThinkS, s.JoinsS = e.Users, e.Think.Seconds(), e.Think.Seconds()
 	}
-	for _, th := range p.Thresholds {
-		s.Thresholds = append(s.Thresholds, Threshold{Group: th.Group, Metric: th.Metric, BelowMS: ms(th.Below), Min: th.Min, Side: th.Side, Line: th.Line})
-	}
+	s.Thresholds = p.Thresholds
 	return s
 }
 

@@ -52,11 +52,11 @@ func WriteSummary(w io.Writer, r *Report) error {
 		b.WriteString(p.Text + "\n")
 	}
 	for _, t := range r.Thresholds {
-		mark := "pass"
-		if !t.Pass {
+		mark := "ok"
+		if t.Fail {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(&b, "threshold %s: %s\n", mark, t.Text)
+		fmt.Fprintf(&b, "%s %s\n", t.Says, mark)
 	}
 	if c := r.Previous; c != nil {
 		for _, l := range c.Lines {
