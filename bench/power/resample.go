@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -309,7 +311,7 @@ func resampleFiles(w io.Writer, paths []string, perGate, pairs int) error {
 		}
 		if len(falseBy) > 0 {
 			var parts []string
-			for _, id := range sortedKeys(falseBy) {
+			for _, id := range slices.Sorted(maps.Keys(falseBy)) {
 				parts = append(parts, fmt.Sprintf("%s %d", id, falseBy[id]))
 			}
 			fmt.Fprintf(w, "\nthe paired rule's A/A alarms, by failing metric: %s\n", strings.Join(parts, ", "))
@@ -431,13 +433,4 @@ func why(in judge.Input, by map[string]int) {
 			by["threshold"]++
 		}
 	}
-}
-
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

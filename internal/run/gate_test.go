@@ -3,7 +3,6 @@ package run_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/examples/service"
 	"github.com/perfgate/perfgate/internal/arms"
+	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/run"
@@ -37,22 +37,17 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// freePort asks the kernel for a loopback port nobody holds right now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // startArm starts the example service with knobs as one arm, stopped in
 // t.Cleanup.
 func startArm(t *testing.T, name string, knobs ...string) run.Arm {
 	t.Helper()
-	port := freePort(t)
+	// The gate's own port picker: below the ephemeral range, where an
+	// outgoing connection cannot take the port before the arm binds it.
+	ports, err := gate.FreePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ports[0]
 	url := "http://127.0.0.1:" + strconv.Itoa(port)
 	a, err := arms.Start(context.Background(), arms.Spec{
 		Name: name, Command: append([]string{exampled, "--addr", "127.0.0.1:" + strconv.Itoa(port)}, knobs...),
@@ -65,9 +60,9 @@ func startArm(t *testing.T, name string, knobs ...string) run.Arm {
 	return run.Arm{Name: name, Proc: a, URL: url}
 }
 
-// gate runs a short real gate of the plan text over two example-service
+// runGate runs a short real gate of the plan text over two example-service
 // arms and judges it.
-func gate(t *testing.T, planText string, base, head []string) judge.Verdict {
+func runGate(t *testing.T, planText string, base, head []string) judge.Verdict {
 	t.Helper()
 	p, err := plan.Parse("plan.toml", []byte(planText))
 	if err != nil {
@@ -109,7 +104,7 @@ func TestGateThresholdFails(t *testing.T) {
 	// A runner too busy to hold the schedule makes the gate unjudgeable,
 	// which rightly wins over the threshold: run again, as a retry would.
 	for attempt := 1; attempt <= 3; attempt++ {
-		v = gate(t, shortGate+"\n[[threshold]]\ngroup = \"hello\"\nmetric = \"p50\"\nbelow = \"5ms\"\n",
+		v = runGate(t, shortGate+"\n[[threshold]]\ngroup = \"hello\"\nmetric = \"p50\"\nbelow = \"5ms\"\n",
 			[]string{"--latency", "20ms"}, []string{"--latency", "20ms"})
 		if len(v.CannotJudge) == 0 {
 			break
@@ -133,7 +128,7 @@ func TestGateThresholdFails(t *testing.T) {
 // compare, and a head 200 ms slower passed. It cannot be judged now, and
 // says which group was left out and why.
 func TestGateNoGroupCompared(t *testing.T) {
-	v := gate(t, shortGate, []string{"--status-override", "/hello=404"}, []string{"--latency", "200ms"})
+	v := runGate(t, shortGate, []string{"--status-override", "/hello=404"}, []string{"--latency", "200ms"})
 	if v.Code != judge.CannotJudge {
 		t.Fatalf("code %v, want cannot judge; failures %q notes %q", v.Code, v.Failures, v.Notes)
 	}
