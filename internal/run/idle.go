@@ -8,6 +8,11 @@ import (
 	"github.com/perfgate/perfgate/internal/judge"
 )
 
+// Idle runs the idle phase alone, over c.Head: the idle control's second
+// plan beside its planted store poller (internal/controls). c.Base is not
+// read.
+func Idle(ctx context.Context, c Config) (*judge.Idle, error) { return c.idle(ctx) }
+
 // idle sends nothing for the plan's idle time and reads the head's CPU
 // time and store commits around it. The limits are absolute: the base is
 // not consulted, so a busy loop both arms share still fails.

@@ -2,6 +2,7 @@ package run
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
@@ -35,7 +36,7 @@ func Thresholds(ths []plan.Threshold, groups []*load.GroupStats, names []string)
 			}
 			t.Samples = g.Requests
 		default:
-			p, err := strconv.ParseFloat(th.Metric[1:], 64) // the plan checked "p<N>"
+			p, err := strconv.ParseFloat(strings.TrimPrefix(th.Metric, "p"), 64) // the plan checked "p<N>"
 			if err == nil && count(lat) > 0 {
 				t.Value, t.Samples = ms(load.NearestRank(lat, p)), count(lat)
 			}
