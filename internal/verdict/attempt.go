@@ -3,6 +3,8 @@ package verdict
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/report"
 )
 
 // Facts is what one attempt says about itself beside its JSON report: where
@@ -92,6 +94,10 @@ type Attempt struct {
 	// BaseNote is the report's sentence on why the base was chosen ("The
 	// base is `<commit>`, ..."), the release-notes line's substance.
 	BaseNote string `json:"base_note,omitempty"`
+
+	// parsed is Report decoded, kept from ingest so the title and the
+	// summary do not decode 100 kB again.
+	parsed *report.Report
 }
 
 // Receipt answers POST /v1/attempts: the stored attempt and whether this

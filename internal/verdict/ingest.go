@@ -24,21 +24,22 @@ func parseAttempt(sub Submission, now time.Time) (*Attempt, error) {
 		}
 		return a, nil
 	}
-	var head struct {
-		Version *int `json:"version"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, inputf("report", "not a JSON object: %v; send the JSON report the gate wrote", err)
-	}
-	switch {
-	case head.Version == nil:
-		return nil, inputf("report.version", "missing, so this is not a perfgate report: send the JSON report the gate wrote")
-	case *head.Version < 1 || *head.Version > report.Version:
-		return nil, inputf("report.version", "version %d; this service reads report versions 1 to %d: upgrade perfgate-verdictd", *head.Version, report.Version)
-	}
 	var r report.Report
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, inputf("report", "%v; send the JSON report as the gate wrote it", err)
+		// A newer report may have changed a field's type: say so by its
+		// version rather than by the field.
+		var head struct{ Version int }
+		if json.Unmarshal(raw, &head) == nil && head.Version > report.Version {
+			r.Version = head.Version
+		} else {
+			return nil, inputf("report", "%v; send the JSON report as the gate wrote it", err)
+		}
+	}
+	switch {
+	case r.Version == 0:
+		return nil, inputf("report.version", "missing, so this is not a perfgate report: send the JSON report the gate wrote")
+	case r.Version < 1 || r.Version > report.Version:
+		return nil, inputf("report.version", "version %d; this service reads report versions 1 to %d: upgrade perfgate-verdictd", r.Version, report.Version)
 	}
 	if f.ExitCode != nil && *f.ExitCode <= 2 && int(r.Verdict.Code) != *f.ExitCode {
 		return nil, inputf("facts.exit_code", "%d, but the report's verdict code is %d: send the exit code of the gate that wrote this report", *f.ExitCode, r.Verdict.Code)
@@ -57,11 +58,15 @@ func parseAttempt(sub Submission, now time.Time) (*Attempt, error) {
 		return nil, inputf("report", "%v", err)
 	}
 	a.Report = buf.Bytes()
+	a.parsed = &r
 	return a, nil
 }
 
 // decodeReport reads a stored attempt's report back.
 func decodeReport(a *Attempt) (*report.Report, error) {
+	if a.parsed != nil {
+		return a.parsed, nil
+	}
 	if len(a.Report) == 0 {
 		return nil, nil
 	}
