@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/arms"
+	"github.com/perfgate/perfgate/internal/controls"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/host"
 	"github.com/perfgate/perfgate/internal/judge"
@@ -148,6 +149,34 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// The plan's counters, store writes and controls, with the arms still
+	// up (internal/controls, docs/controls.md).
+	var checks controls.Outcome
+	if controls.Has(o.Plan) {
+		spec := controls.Spec{Plan: o.Plan, Vars: o.Vars, Seed: o.Seed, Log: o.Log, HeadArm: cfg.Head, HeadPhases: res.Input.Head,
+			Head: controls.Target{Name: "head", URL: head.URL, CAFile: head.CAFile}}
+		if srv != nil {
+			spec.Head.DSN = srv.DSN("perf_head")
+		}
+		// The variant takes the head's place once the head's checks are
+		// done: its port, folder, store database and rendered config, with
+		// the control's overrides added to its environment.
+		spec.StartVariant = func(ctx context.Context, env []string) (controls.Target, func() error, error) {
+			if err := stopQuietly("the head arm", procs["head"].Stop); err != nil {
+				return controls.Target{}, nil, err
+			}
+			procs["head"] = nil
+			p, err := arms.Start(ctx, arms.Spec{Name: "variant", Command: head.Command, Env: append(append([]string(nil), head.Env...), env...), Dir: head.Dir,
+				LogPath: filepath.Join(o.OutDir, "variant.log"), Ready: head.Ready, ReadyTimeout: o.ReadyTimeout, Redact: o.Vars.Redactor()})
+			if err != nil {
+				return controls.Target{}, nil, err
+			}
+			return controls.Target{Name: "variant", URL: head.URL, CAFile: head.CAFile, DSN: spec.Head.DSN}, p.Stop, nil
+		}
+		if checks, err = controls.Run(ctx, spec); err != nil {
+			return nil, err
+		}
+	}
 	ab := o.Plan.AB
 	rep = &report.Report{
 		Version: report.Version,
@@ -165,6 +194,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 	runner := host.Facts(os.Getenv)
 	rep.Attempt, rep.RunAttempt, rep.CPUModel = runner.Attempt, runner.RunAttempt, runner.CPUModel
 	rep.Verdict = judge.Judge(rep.Input)
+	checks.Apply(&rep.Verdict)
 	if err := report.Write(filepath.Join(o.OutDir, ReportFile), rep); err != nil {
 		return rep, err
 	}

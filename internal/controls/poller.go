@@ -1,0 +1,78 @@
+// Package controls proves on every run that the gate can still fail, and
+// counts what latency cannot show. After the pairs it runs:
+//
+//   - counters: N requests of a plan group sent to an arm, a count read
+//     before and after (an HTTP endpoint of the arm or an SQL query on its
+//     store), whose growth must stay within a share of the requests;
+//   - store-write accounting: the head's store must have written a row of
+//     a table for every request of a group it answered as expected;
+//   - the idle control: a poller of the head's store that never waits,
+//     beside the idle phase of a second plan, whose limits must fail;
+//   - the variant control: a third arm, the head with extra overrides, on
+//     which a counter must fail.
+//
+// A control that does not fail means the gate is blind on this runner, so
+// the run cannot be judged (exit 2). docs/controls.md says more.
+package controls
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Poller is the idle control's planted load: a store client that polls
+// without ever waiting, each poll its own committed transaction, the shape
+// of the outbox sender that busy-looped at about 8,000 transactions a
+// second while idle in FerroFED's family.
+type Poller struct {
+	polls  atomic.Int64
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+}
+
+// StartPoller connects to the database dsn names and polls it until Stop
+// or ctx ends. Whoever starts it stops it.
+func StartPoller(ctx context.Context, dsn string) (*Poller, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("idle control: the head's store DSN does not parse: %w", err)
+	}
+	cfg.RuntimeParams["application_name"] = "perfgate-idle-control"
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("idle control: connecting the poller to database %q: %w", cfg.Database, err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	p := &Poller{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		defer conn.Close(context.WithoutCancel(ctx))
+		for ctx.Err() == nil {
+			// A simple-protocol statement outside a transaction block is
+			// one transaction, committed: what the idle limit counts.
+			if _, err := conn.Exec(ctx, "SELECT 1", pgx.QueryExecModeSimpleProtocol); err != nil {
+				if ctx.Err() == nil {
+					p.err = fmt.Errorf("idle control: polling the head's store: %w", err)
+				}
+				return
+			}
+			p.polls.Add(1)
+		}
+	}()
+	return p, nil
+}
+
+// Stop ends the poller, waits for it and returns how many polls it made.
+func (p *Poller) Stop() (int64, error) {
+	p.cancel()
+	<-p.done
+	return p.polls.Load(), p.err
+}

@@ -1,0 +1,69 @@
+package controls
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/store"
+)
+
+// WritesResult is the store-write accounting of one group: the requests
+// the head answered as expected over the pairs' measured windows, and the
+// rows its store inserted or updated in the table since it was created
+// (the warm-ups' too), which must not be fewer.
+type WritesResult struct {
+	Group, Table    string
+	Answers, Writes int64
+	Fail            bool
+}
+
+// Line says the result with both counts.
+func (r WritesResult) Line() string {
+	if r.Fail {
+		return fmt.Sprintf("store writes: the head answered %d requests of %s as expected but its store wrote %d rows of %s: fewer writes than answers", r.Answers, r.Group, r.Writes, r.Table)
+	}
+	return fmt.Sprintf("store writes: the head answered %d requests of %s as expected and its store wrote %d rows of %s", r.Answers, r.Group, r.Writes, r.Table)
+}
+
+// Answers sums the requests of group the arm answered as expected in its
+// phases: those finished, less wrong statuses and failures.
+func Answers(phases []judge.Phase, group string) int64 {
+	var n int64
+	for _, ph := range phases {
+		for _, g := range ph.Groups {
+			if g.Name != group {
+				continue
+			}
+			bad := uint64(0)
+			for _, c := range g.WrongStatus {
+				bad += c
+			}
+			for _, c := range g.Failed {
+				bad += c
+			}
+			if g.Requests > bad {
+				n += int64(g.Requests - bad)
+			}
+		}
+	}
+	return n
+}
+
+// StoreWrites reads the table's writes in the head's store database and
+// compares them with the answers. Call it after the store's statistics
+// settled (store.FlushWait after the last request).
+func StoreWrites(ctx context.Context, w plan.StoreWrites, answers int64, dsn string) (WritesResult, error) {
+	r := WritesResult{Group: w.Group, Table: w.Table, Answers: answers}
+	if dsn == "" {
+		return r, fmt.Errorf("store writes of %s: the head has no store; run the gate with a store", w.Table)
+	}
+	n, err := store.TableWrites(ctx, dsn, w.Table)
+	if err != nil {
+		return r, fmt.Errorf("store writes of %s: %w", w.Table, err)
+	}
+	r.Writes = n
+	r.Fail = r.Writes < r.Answers
+	return r, nil
+}
