@@ -115,3 +115,48 @@ max_rate = 5
 		t.Errorf("the target got %d requests from a refused run", n)
 	}
 }
+
+// A fresh data source that ran out and reshuffled measured a primed
+// cache: perfgate load says so under its summary and in its report.
+func TestLoadCachePrimedNote(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ids.txt"), []byte("a\nb\nc\nd\ne\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "plan.toml")
+	if err := os.WriteFile(path, []byte(`[data.ids]
+file = "ids.txt"
+warmup_fraction = 0
+exhausted = "reshuffle"
+
+[load]
+rate = 20
+warmup = "0s"
+duration = "1s"
+
+[[group]]
+name = "item"
+path = "/items/{ids}"
+expect = 200
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(dir, "load.json")
+	var out, errb bytes.Buffer
+	if err := RunIO(context.Background(), []string{"load", "--plan", path, "--target", srv.URL, "--out", report}, &IO{Out: &out, Err: &errb}); err != nil {
+		t.Fatalf("perfgate load: %v\n%s%s", err, out.String(), errb.String())
+	}
+	const want = "values ran out; 15 of 20 draws repeated a value (cache primed)"
+	if !strings.Contains(out.String(), "note: data ids: the measured part's 5 "+want) {
+		t.Errorf("summary lacks the primed-cache note:\n%s", out.String())
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), want) {
+		t.Errorf("the load report lacks the primed-cache note")
+	}
+}
