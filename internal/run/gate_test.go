@@ -64,7 +64,19 @@ func startArm(t *testing.T, name string, knobs ...string) run.Arm {
 // arms and judges it.
 func runGate(t *testing.T, planText string, base, head []string) judge.Verdict {
 	t.Helper()
-	p, err := plan.Parse("plan.toml", []byte(planText))
+	return runGateWith(t, planText, nil, base, head)
+}
+
+// runGateWith is runGate with files beside the plan (data sources).
+func runGateWith(t *testing.T, planText string, files map[string]string, base, head []string) judge.Verdict {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := plan.Parse(filepath.Join(dir, "plan.toml"), []byte(planText))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,5 +147,34 @@ func TestGateNoGroupCompared(t *testing.T) {
 	if !strings.Contains(strings.Join(v.CannotJudge, "\n"), "no request group's latency could be compared") ||
 		len(v.LeftOut) != 1 || !strings.Contains(v.LeftOut[0], "group hello not compared: base had no answer as the plan says in 2 of 2 phases (answered 404 x") {
 		t.Errorf("cannot judge %q left out %q", v.CannotJudge, v.LeftOut)
+	}
+}
+
+// A data source that ran out in a pair and reshuffled primed the cache the
+// arms measured: the note reaches the judge's input (so the JSON report)
+// and the verdict's notes (so every summary).
+func TestGateCachePrimedNote(t *testing.T) {
+	const planText = `
+[ab]
+pairs = 2
+warmup = "200ms"
+measure = "1s"
+rate = 20
+idle = "0s"
+
+[data.ids]
+file = "ids.txt"
+warmup_fraction = 0
+exhausted = "reshuffle"
+
+[[group]]
+name = "item"
+path = "/items/{ids}"
+expect = 200
+`
+	v := runGateWith(t, planText, map[string]string{"ids.txt": "1\n2\n3\n4\n5\n6\n"}, nil, nil)
+	if !strings.Contains(strings.Join(v.Notes, "\n"), "pair 1, base: data ids: the measured part's") ||
+		!strings.Contains(strings.Join(v.Notes, "\n"), "(cache primed)") {
+		t.Errorf("notes %q lack the primed-cache note of each pair and arm", v.Notes)
 	}
 }
