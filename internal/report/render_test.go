@@ -182,3 +182,46 @@ func TestMarkdownRegressionOverCannotJudge(t *testing.T) {
 		t.Error("a regression's summary says the run says nothing about the code")
 	}
 }
+
+// The summary always lists the groups left out, and the thresholds with
+// their outcome; the terminal summary too.
+func TestRenderLeftOutAndThresholds(t *testing.T) {
+	r := reporttest.Pass()
+	in := &r.Input
+	for i := range in.Base {
+		g := &in.Base[i].Groups[2]
+		g.WrongStatus, g.Halves = map[int]uint64{404: g.Requests}, [2]judge.Half{}
+	}
+	var ms []judge.Metric
+	for _, m := range in.Metrics {
+		if _, g, ok := judge.SplitLatencyID(m.ID); !ok || g != "metadata" {
+			ms = append(ms, m)
+		}
+	}
+	in.Metrics = ms
+	in.Thresholds = []judge.Threshold{{Line: 31, Metric: "p90", Group: "search", Side: "client", BelowMS: 5, Value: 7.5, Samples: 1600}}
+	r.Verdict = judge.Judge(*in)
+	var md, txt bytes.Buffer
+	if err := report.Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Text(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| groups compared | 2 of 3; 1 left out (below) |",
+		"### Groups left out\n\n- group metadata not compared: base had no answer as the plan says in 4 of 4 phases (answered 404 x1600)",
+		"### Thresholds",
+		"| 31 | threshold (plan line 31): p90 of group search is 7.5 ms over 1600 answers, must be under 5 ms | **FAIL** |",
+		"- head: threshold (plan line 31)",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, md.String())
+		}
+	}
+	for _, want := range []string{"groups compared  2 of 3", "groups left out:\n  - group metadata not compared", "thresholds:\n  - threshold (plan line 31)"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, txt.String())
+		}
+	}
+}
