@@ -60,6 +60,11 @@ func runExperiment(ctx context.Context, s *IO, args []string) error {
 	if !p.Experiment.Written {
 		return exit.Refusef("%s:1: the plan has no [experiment] table; add one such as\n[experiment]\nmodel = \"closed\"\nmax_concurrency = 32\n(docs/experiment.md)", p.Path)
 	}
+	if sh.Of > 1 && p.Experiment.Control != "" {
+		// The control ramp runs after the main one, on each shard's own
+		// clock: shards would not share its schedule.
+		return exit.Refusef("%s:%d: a control ramp does not run as shards; run it unsharded, or remove control from [experiment]", p.Path, p.Line("experiment", "control"))
+	}
 	switch *onError {
 	case "":
 	case "abort", "continue":

@@ -181,6 +181,7 @@ func (s *syncBuffer) String() string {
 func TestExperimentCommandRefuses(t *testing.T) {
 	noExp := writePlan(t, experimentGroups)
 	withExp := writePlan(t, experimentGroups+"\n[experiment]\nmodel = \"closed\"\nmax_concurrency = 2\n")
+	withControl := writePlan(t, experimentGroups+"\n[[group]]\nname = \"light\"\npath = \"/light\"\nexpect = 200\n\n[experiment]\nmodel = \"closed\"\nmax_concurrency = 2\ncontrol = \"light\"\n")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -190,6 +191,7 @@ func TestExperimentCommandRefuses(t *testing.T) {
 		{[]string{"--plan", withExp, "--target", "http://127.0.0.1:1", "--shard", "4/4", "--start", "2026-12-01T10:00:00Z"}, `--shard "4/4"`},
 		{[]string{"--plan", withExp, "--target", "http://127.0.0.1:1", "--shard", "1/4"}, "needs the shared --start"},
 		{[]string{"--plan", withExp, "--target", "http://127.0.0.1:1", "--on-error", "abort"}, "--on-error applies to the clients model"},
+		{[]string{"--plan", withControl, "--target", "http://127.0.0.1:1", "--shard", "0/2", "--start", "2026-12-01T10:00:00Z"}, withControl + ":16: a control ramp does not run as shards"},
 	} {
 		text, err := runCLI(t, context.Background(), append([]string{"experiment"}, tc.args...)...)
 		if exit.Code(err) != 2 || !strings.Contains(text, tc.want) {
