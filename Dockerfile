@@ -29,10 +29,16 @@ RUN set -eu; mkdir -p /out; \
     fi
 
 FROM ${BASE_IMAGE}
+# Debian packages the docker CLI with the engine: the engine's binaries
+# (about 160 MB) are removed, the action drives the runner's engine through
+# its socket. So is the cluster the postgresql package creates: the gate
+# makes its own (initdb) for each run.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       bash ca-certificates git docker.io docker-compose postgresql tini \
- && rm -rf /var/lib/apt/lists/*
+ && rm -rf /var/lib/apt/lists/* /usr/share/doc/* /usr/share/man/* \
+ && rm -f /usr/sbin/dockerd /usr/sbin/runc /usr/sbin/docker-proxy /usr/bin/containerd* /usr/bin/docker-proxy \
+ && pg_lsclusters -h | while read -r version name _; do pg_dropcluster --stop "$version" "$name"; done
 # The runner's checkout belongs to the runner's user, not to this image's
 # root: without this git refuses it ("dubious ownership").
 RUN git config --system --add safe.directory '*'
