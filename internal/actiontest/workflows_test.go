@@ -152,6 +152,9 @@ func TestWorkflowJobGraph(t *testing.T) {
 		{"a crash code counts as cannot judge", []attemptFake{exited(137, otherModel), exited(0, otherModel)}, []string{"attempt-1", "attempt-2"}, exit.Pass},
 		{"a cancelled workflow retries nothing and skips the verdict", []attemptFake{workflowCancelled}, []string{"attempt-1"}, -1},
 		{"cancelled during a retry", []attemptFake{exited(2, otherModel), workflowCancelled}, []string{"attempt-1", "attempt-2"}, -1},
+		// The build job failed (a refused contract, a failed build): no
+		// attempt runs and the verdict cannot judge.
+		{"the build failed", nil, nil, exit.CannotJudge},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -206,6 +209,9 @@ func simulate(t *testing.T, w *workflow, e *evaluator, fakes []attemptFake, stal
 		result, outputs := "success", map[string]any{}
 		switch {
 		case job.ID == "build":
+			if len(fakes) == 0 {
+				result = "failure"
+			}
 		case strings.HasPrefix(job.ID, "attempt-"):
 			n, _ := strconv.Atoi(strings.TrimPrefix(job.ID, "attempt-"))
 			ran = append(ran, job.ID)
