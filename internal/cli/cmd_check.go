@@ -1,0 +1,370 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/perfgate/perfgate/internal/base"
+	"github.com/perfgate/perfgate/internal/contract"
+	"github.com/perfgate/perfgate/internal/event"
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/services"
+	"github.com/perfgate/perfgate/internal/trees"
+)
+
+func init() {
+	register(Command{Name: "check", Summary: "check a repository's gate contract offline: gate file, both arms' configs, the compose plan, base resolution, the plans", Run: runCheck})
+}
+
+// checkPorts are the ports the arms' configs are rendered with: the
+// seed's, since nothing is started.
+const checkHeadPort, checkBasePort = 8080, 8070
+
+// checker prints one line per check and keeps the first failure, so a
+// repository's author sees every problem and the exit names the first.
+type checker struct {
+	s     *IO
+	first error
+	fails int
+}
+
+func (c *checker) ok(name, format string, a ...any) {
+	fmt.Fprintf(c.s.Out, "ok    %s: %s\n", name, fmt.Sprintf(format, a...))
+}
+
+func (c *checker) skip(name, format string, a ...any) {
+	fmt.Fprintf(c.s.Out, "skip  %s: %s\n", name, fmt.Sprintf(format, a...))
+}
+
+func (c *checker) fail(name string, err error) {
+	fmt.Fprintf(c.s.Out, "FAIL  %s: %s\n", name, oneLineErr(err))
+	c.fails++
+	if c.first == nil {
+		c.first = err
+	}
+}
+
+func oneLineErr(err error) string { return strings.ReplaceAll(err.Error(), "\n", " / ") }
+
+// runCheck is FerroFED's `gate.sh --self-test` for any repository: the
+// contract checked without docker, PostgreSQL or a build.
+func runCheck(ctx context.Context, s *IO, args []string) error {
+	fs := newFlags("check", s)
+	repo := fs.String("repo", ".", "the repository's checkout (the head)")
+	baseRev := fs.String("base", "", "check only this commit's tree as the base arm (default: every base the events resolve to)")
+	baseRef := fs.String("base-ref", "", "pull_request and merge_group: the base branch (default: main, master or origin/main, the first that exists)")
+	tag := fs.String("tag", "", "release: the release's tag (default: the newest tag on HEAD; no tag skips the release base)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return exit.Refusef("perfgate check: unexpected argument %q: name the checkout with --repo", fs.Arg(0))
+	}
+	work, err := os.MkdirTemp("", "perfgate-check-")
+	if err != nil {
+		return fmt.Errorf("making the check's scratch folder: %w", err)
+	}
+	defer os.RemoveAll(work)
+	c := &checker{s: s}
+
+	head := c.contract(ctx, *repo, "head")
+	if head != nil {
+		c.render(ctx, head, "head", checkHeadPort, filepath.Join(work, "head"), nil)
+		c.plans(head)
+	}
+	commits := c.bases(ctx, *repo, *baseRef, *tag)
+	if *baseRev != "" {
+		commit, err := gitOut(ctx, *repo, "rev-parse", "--verify", *baseRev+"^{commit}")
+		if err != nil {
+			c.fail("base tree", exit.Refusef("%s: cannot resolve --base %q (%v); give a commit of this repository", *repo, *baseRev, err))
+		}
+		commits = []string{commit}
+	}
+	// Each base the events resolved to is booted as an arm somewhere: its
+	// own contract, its compose copy and its rewritten config.
+	for i, commit := range commits {
+		if commit == "" {
+			continue
+		}
+		arm := "base " + short(commit)
+		baseTree := filepath.Join(work, fmt.Sprintf("base-tree-%d", i))
+		if err := trees.Export(ctx, *repo, commit, baseTree); err != nil {
+			c.fail(arm+" tree", fmt.Errorf("exporting the base %s: %w", short(commit), err))
+			continue
+		}
+		bc := c.contract(ctx, baseTree, arm)
+		if bc == nil || head == nil {
+			continue
+		}
+		rewrite := c.compose(ctx, arm, head, bc)
+		c.render(ctx, bc, arm, checkBasePort, filepath.Join(work, fmt.Sprintf("base-%d", i)), rewrite)
+	}
+	if c.first != nil {
+		fmt.Fprintf(s.Out, "%d check(s) failed; the first:\n", c.fails)
+		return c.first
+	}
+	fmt.Fprintln(s.Out, "every check passed")
+	return nil
+}
+
+func (c *checker) contract(_ context.Context, dir, arm string) *contract.Contract {
+	k, err := contract.Load(dir)
+	if err != nil {
+		c.fail(arm+" gate file", err)
+		return nil
+	}
+	how := "overrides from " + k.Overrides
+	if _, err := os.Stat(filepath.Join(k.Tree, k.Overrides)); err != nil && k.Legacy != nil {
+		how = "overrides derived from " + k.Legacy.Script + "'s " + k.Legacy.Function + "()"
+	}
+	c.ok(arm+" gate file", "%s: build, start %q, config %s, %s, prefix %s, compose %v, plan %s", contract.GateFile, k.Start, k.Config, how, k.Prefix, k.Compose, k.Plan)
+	return k
+}
+
+// render fills the arm's config and overrides, as run does before the
+// arm starts, and for the base checks that the rewrite to 127.0.0.2 kept
+// every other byte.
+func (c *checker) render(ctx context.Context, k *contract.Contract, arm string, port int, dir string, rewrite func([]byte) []byte) {
+	var before []byte
+	if rewrite != nil {
+		// The config as it would be without the rewrite, in the same
+		// folder, so @DIR@ fills the same.
+		plain, err := k.Render(ctx, contract.RenderOptions{Port: port, Dir: dir})
+		if err != nil {
+			c.fail(arm+" config", err)
+			return
+		}
+		if before, err = os.ReadFile(plain.ConfigPath); err != nil {
+			c.fail(arm+" config", fmt.Errorf("reading the rendered %s: %w", plain.ConfigPath, err))
+			return
+		}
+	}
+	a, err := k.Render(ctx, contract.RenderOptions{Port: port, Dir: dir, Rewrite: rewrite})
+	if err != nil {
+		c.fail(arm+" config", err)
+		return
+	}
+	var over []string
+	for _, e := range a.Env {
+		if name, _, _ := strings.Cut(e, "="); strings.HasPrefix(name, k.Prefix) {
+			over = append(over, name)
+		}
+	}
+	c.ok(arm+" config", "%s rendered on port %d with %d override(s) %s", k.Config, port, len(over), strings.Join(over, " "))
+	if rewrite == nil {
+		return
+	}
+	rendered, err := os.ReadFile(a.ConfigPath)
+	if err != nil {
+		c.fail(arm+" config rewrite", fmt.Errorf("reading the rendered %s: %w", a.ConfigPath, err))
+		return
+	}
+	if bytes.Equal(before, rendered) {
+		c.ok(arm+" config rewrite", "no address of a copied service in %s: nothing moved to 127.0.0.2", k.Config)
+		return
+	}
+	moved := strings.Count(string(rendered), "127.0.0.2") - strings.Count(string(before), "127.0.0.2")
+	c.ok(arm+" config rewrite", "%d address(es) in %s moved to 127.0.0.2, the rest unchanged", moved, k.Config)
+}
+
+// compose diffs both trees' services as run would, without starting them.
+func (c *checker) compose(ctx context.Context, arm string, head, bc *contract.Contract) func([]byte) []byte {
+	name := "compose plan (" + arm + ")"
+	if len(head.Compose) == 0 && len(bc.Compose) == 0 {
+		c.skip(name, "neither tree names compose files")
+		return nil
+	}
+	project := "perfgate-check"
+	p, err := services.Diff(ctx,
+		services.Tree{Dir: head.Tree, Files: head.Compose, Seeds: head.Seeds, Project: project},
+		services.Tree{Dir: bc.Tree, Files: bc.Compose, Seeds: bc.Seeds, Project: project})
+	if err != nil {
+		c.fail(name, err)
+		return nil
+	}
+	var parts []string
+	for _, g := range p.Groups {
+		what := "shared"
+		if g.Copied {
+			what = "base copy on 127.0.0.2 (" + g.Why + ")"
+		}
+		parts = append(parts, strings.Join(g.Services, "+")+": "+what)
+	}
+	c.ok(name, "%d group(s): %s; %d port(s) moved", len(p.Groups), strings.Join(parts, "; "), len(p.Moved))
+	return p.Rewrite
+}
+
+// plans reads the head's plan and its idle control's plan, naming their
+// idle limits and the rate rule.
+func (c *checker) plans(k *contract.Contract) {
+	path := filepath.Join(k.Tree, k.Plan)
+	p, err := plan.ParseFile(path)
+	if err == nil {
+		err = p.CheckAB(p.AB)
+	}
+	if err != nil {
+		c.fail("plan", err)
+		return
+	}
+	c.ok("plan", "%s: %d group(s), %d pair(s) at %g/s; %s", k.Plan, len(p.Groups), p.AB.Pairs, p.AB.Rate, idleLimits(p))
+	c.rateRule(k.Plan, p)
+	if v, ok := p.ControlOf(plan.ControlVariant); ok {
+		for _, o := range v.Overrides {
+			if name, _, _ := strings.Cut(o, "="); !strings.HasPrefix(name, k.Prefix) {
+				c.fail("variant control", exit.Refusef("%s:%d: the variant's override %s sets no %s variable, which the gate file's prefix makes the only overrides an arm takes; write overrides = [\"%sNAME=value\"]", p.Path, v.Line, o, k.Prefix, k.Prefix))
+				return
+			}
+		}
+		c.ok("variant control", "overrides %s, must fail counter %s", strings.Join(v.Overrides, " "), v.Counter)
+	}
+	ctl, ok := p.ControlOf(plan.ControlIdle)
+	if !ok {
+		c.skip("control plan", "%s declares no [[control]] of kind idle", k.Plan)
+		return
+	}
+	if err := ctl.Plan.CheckAB(ctl.Plan.AB); err != nil {
+		c.fail("control plan", err)
+		return
+	}
+	c.ok("control plan", "%s: %s", ctl.PlanFile, idleLimits(ctl.Plan))
+}
+
+func idleLimits(p *plan.Plan) string {
+	if p.AB.Idle <= 0 {
+		return "no idle phase"
+	}
+	return fmt.Sprintf("idle %s, CPU under %g %% of a core, store under %g tx/s", p.AB.Idle, p.AB.IdleCPU*100, p.AB.IdleTxPerSec)
+}
+
+// rateRule names each group with a max_rate and the rate it gets: the
+// plan sends its groups in turn, so each gets the rate over the count
+// (the parser refused a plan that reaches a limit).
+func (c *checker) rateRule(file string, p *plan.Plan) {
+	var parts []string
+	for _, g := range p.Groups {
+		if g.MaxRate > 0 {
+			share := p.AB.Rate / float64(len(p.Groups))
+			if p.Load.Order == "weight" {
+				var sum float64
+				for _, x := range p.Groups {
+					sum += x.Weight
+				}
+				share = p.AB.Rate * g.Weight / sum
+			}
+			parts = append(parts, fmt.Sprintf("%s %.3g/s under %g/s", g.Name, share, g.MaxRate))
+		}
+	}
+	if len(parts) == 0 {
+		c.skip("rate rule", "%s sets no max_rate", file)
+		return
+	}
+	c.ok("rate rule", "%s", strings.Join(parts, "; "))
+}
+
+// bases resolves the base for each event type as prepare would, on HEAD,
+// and returns the distinct commits they name.
+func (c *checker) bases(ctx context.Context, repo, baseRef, tag string) []string {
+	if baseRef == "" {
+		for _, ref := range []string{"main", "master", "origin/main", "origin/master"} {
+			if _, err := gitOut(ctx, repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err == nil {
+				baseRef = ref
+				break
+			}
+		}
+	}
+	headSHA, err := gitOut(ctx, repo, "rev-parse", "HEAD")
+	if err != nil {
+		c.fail("base", exit.Refusef("%s: not a git repository with a HEAD (%v); run perfgate check in a checkout or give --repo", repo, err))
+		return nil
+	}
+	before, _ := gitOut(ctx, repo, "rev-parse", "--verify", "--quiet", "HEAD~1")
+	if tag == "" {
+		tag, _ = gitOut(ctx, repo, "describe", "--tags", "--exact-match", "HEAD")
+	}
+	// A release before HEAD is what the manual and release lanes compare
+	// with; a repository without one cannot exercise them.
+	tags, _ := gitOut(ctx, repo, "tag", "--list", "v*", "--merged", "HEAD", "--no-contains", "HEAD")
+	seen := map[string]bool{}
+	var commits []string
+	type ev struct {
+		name string
+		opts event.LocalOptions
+		why  string // why it is skipped, when it is
+	}
+	list := []ev{
+		{name: event.PullRequest, opts: event.LocalOptions{Head: headSHA, BaseRef: baseRef}},
+		{name: event.MergeGroup, opts: event.LocalOptions{Head: headSHA, BaseRef: baseRef}},
+		{name: event.Push, opts: event.LocalOptions{Head: headSHA, Before: before}},
+		{name: event.WorkflowDispatch, opts: event.LocalOptions{Head: headSHA}},
+		{name: event.Release, opts: event.LocalOptions{Head: headSHA, Tag: tag}},
+	}
+	for _, e := range list {
+		name := "base for " + e.name
+		switch {
+		case (e.name == event.PullRequest || e.name == event.MergeGroup) && baseRef == "":
+			c.skip(name, "no main or master branch; give --base-ref")
+			continue
+		case e.name == event.MergeGroup:
+			// A merge group's base is its target branch's tip.
+			sha, err := gitOut(ctx, repo, "rev-parse", baseRef+"^{commit}")
+			if err != nil {
+				c.fail(name, err)
+				continue
+			}
+			e.opts = event.LocalOptions{Head: headSHA, BaseRef: baseRef, BaseSHA: sha}
+		case e.name == event.Push && before == "":
+			c.skip(name, "HEAD has no parent")
+			continue
+		case e.name == event.Release && tag == "":
+			c.skip(name, "HEAD carries no tag; give --tag")
+			continue
+		case (e.name == event.WorkflowDispatch || e.name == event.Release) && tags == "":
+			c.skip(name, "no release tag (v*) before HEAD")
+			continue
+		}
+		evt, err := event.Local(e.name, e.opts)
+		if err != nil {
+			c.fail(name, err)
+			continue
+		}
+		choice, err := base.Resolve(ctx, repo, evt, contract.InCommit)
+		if err != nil {
+			c.fail(name, err)
+			continue
+		}
+		c.ok(name, "%s", choice.Reason)
+		if !seen[choice.Commit] && choice.Commit != headSHA {
+			seen[choice.Commit] = true
+			commits = append(commits, choice.Commit)
+		}
+	}
+	return commits
+}
+
+func gitOut(ctx context.Context, repo string, args ...string) (string, error) {
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", repo}, args...)...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+		}
+		return "", errors.New("git " + strings.Join(args, " ") + ": " + msg)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
