@@ -29,6 +29,7 @@ func runExperiment(ctx context.Context, s *IO, args []string) error {
 	start := fs.String("start", "", "shared schedule origin of the shards, RFC 3339 `time` (2026-12-01T10:00:00Z)")
 	onError := fs.String("on-error", "", "`continue` or abort (stop at the first failed request); default: the plan's on_error")
 	caFile := fs.String("ca-file", "", "trust this CA `file` for an https target")
+	pid := fs.Int("pid", 0, "the target's process `id` on this machine: its memory is sampled each second, for a plateau's growth")
 	seed := fs.Int64("seed", 1, "seed of the data draws")
 	var vars loadVarList
 	fs.Var(&vars, "var", "`name=value` (or name=@file) for a plan variable; repeatable")
@@ -86,7 +87,7 @@ func runExperiment(ctx context.Context, s *IO, args []string) error {
 			return exit.Refuse(fmt.Errorf("perfgate experiment --previous: %w", err))
 		}
 	}
-	spec := experiment.Spec{Plan: p, Vars: v, Seed: *seed, Target: *target, Shown: v.Redact(*target), CAFile: *caFile, Shard: sh, Start: origin}
+	spec := experiment.Spec{Plan: p, Vars: v, Seed: *seed, Target: *target, Shown: v.Redact(*target), CAFile: *caFile, Shard: sh, Start: origin, PID: *pid}
 	var mu sync.Mutex
 	progressed := false
 	if s.IsTerminal {

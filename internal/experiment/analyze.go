@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -321,6 +322,11 @@ func phases(r *Report) []PhaseFigures {
 				f.Text = fmt.Sprintf("plateau %q: p95 drifted %+.2f ms a minute", w.name, *f.LatencyGrowth)
 			} else {
 				f.Text = fmt.Sprintf("plateau %q: too short for a growth rate (under two seconds of answers)", w.name)
+			}
+			for _, gs := range r.Gauges {
+				if g, ok := f.GaugeGrowth[gs.Name]; ok && (strings.HasPrefix(gs.Name, "process_rss_bytes") || strings.HasPrefix(gs.Name, "process_resident_memory_bytes")) {
+					f.Text += fmt.Sprintf("; %s grew %+.2f MB a minute", gs.Name, g/1e6)
+				}
 			}
 			out = append(out, f)
 		case "spike":

@@ -42,13 +42,19 @@ func parsePlan(t *testing.T, exp string) *plan.Plan {
 
 func runExperiment(t *testing.T, p *plan.Plan, url string) *experiment.Report {
 	t.Helper()
+	return runSpec(t, p, experiment.Spec{Target: url, Shown: url})
+}
+
+func runSpec(t *testing.T, p *plan.Plan, spec experiment.Spec) *experiment.Report {
+	t.Helper()
 	v, err := plan.ResolveVars(p, nil, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	rep, err := experiment.Run(ctx, experiment.Spec{Plan: p, Vars: v, Seed: 1, Target: url, Shown: url})
+	spec.Plan, spec.Vars, spec.Seed = p, v, 1
+	rep, err := experiment.Run(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,5 +150,35 @@ stage = "1s"
 	}
 	if rep.Knee == nil || rep.Control.Knee == nil || !strings.Contains(rep.Control.Note, "the concurrency, not the payload") {
 		t.Errorf("knee %+v, control knee %+v, note %q", rep.Knee, rep.Control.Knee, rep.Control.Note)
+	}
+}
+
+func TestPlateauMemoryFromTheTargetProcess(t *testing.T) {
+	// The target runs in this test's own process: its memory is sampled
+	// each second beside the scraped gauges and read for the plateau.
+	url := targettest.Start(t, target.Config{Workers: 8, Service: time.Millisecond})
+	p := parsePlan(t, `model = "open"
+warmup = "200ms"
+[[experiment.phase]]
+name = "plateau"
+from = 50
+to = 50
+duration = "3s"
+`)
+	rep := runSpec(t, p, experiment.Spec{Target: url, Shown: url, PID: os.Getpid()})
+	var rss *experiment.Gauge
+	for i, g := range rep.Gauges {
+		if strings.HasPrefix(g.Name, "process_rss_bytes") {
+			rss = &rep.Gauges[i]
+		}
+	}
+	if rss == nil || len(rss.Samples) < 3 || rss.Samples[0].Value < 1<<20 {
+		t.Fatalf("the process's memory was not sampled: %+v", rep.Gauges)
+	}
+	if len(rep.Phases) != 1 || !strings.Contains(rep.Phases[0].Text, rss.Name+" grew") {
+		t.Errorf("the plateau's growth does not read the memory: %+v", rep.Phases)
+	}
+	if _, ok := rep.Phases[0].GaugeGrowth[rss.Name]; !ok {
+		t.Errorf("no growth rate for %s: %+v", rss.Name, rep.Phases[0].GaugeGrowth)
 	}
 }

@@ -16,6 +16,7 @@ import (
 // scraper reads Prometheus endpoints every interval while the run goes on.
 type scraper struct {
 	endpoints []string
+	pid       int // a target process on this machine whose memory is sampled too; 0 = none
 	every     time.Duration
 	client    *http.Client
 	origin    time.Time
@@ -33,7 +34,7 @@ func newScraper(endpoints []string, every time.Duration, origin time.Time) *scra
 
 // run scrapes until ctx ends; the caller waits for it to return.
 func (s *scraper) run(ctx context.Context) {
-	if len(s.endpoints) == 0 {
+	if len(s.endpoints) == 0 && s.pid == 0 {
 		return
 	}
 	t := time.NewTicker(s.every)
@@ -50,6 +51,17 @@ func (s *scraper) run(ctx context.Context) {
 }
 
 func (s *scraper) scrapeAll(ctx context.Context) {
+	if s.pid > 0 {
+		at := time.Since(s.origin).Seconds()
+		v, err := readRSS(s.pid)
+		s.mu.Lock()
+		if err != nil {
+			s.errs["pid"] = err.Error()
+		} else {
+			s.add("/proc", rssName(s.pid), at, v)
+		}
+		s.mu.Unlock()
+	}
 	for _, ep := range s.endpoints {
 		at := time.Since(s.origin).Seconds()
 		vals, err := s.scrape(ctx, ep)
@@ -62,17 +74,22 @@ func (s *scraper) scrapeAll(ctx context.Context) {
 			continue
 		}
 		for _, v := range vals {
-			key := ep + "\x00" + v.name
-			g := s.series[key]
-			if g == nil {
-				g = &Gauge{Endpoint: ep, Name: v.name}
-				s.series[key] = g
-				s.order = append(s.order, key)
-			}
-			g.Samples = append(g.Samples, GaugeSample{AtS: at, Value: v.value})
+			s.add(ep, v.name, at, v.value)
 		}
 		s.mu.Unlock()
 	}
+}
+
+// add records one sample; the caller holds mu.
+func (s *scraper) add(ep, name string, at, value float64) {
+	key := ep + "\x00" + name
+	g := s.series[key]
+	if g == nil {
+		g = &Gauge{Endpoint: ep, Name: name}
+		s.series[key] = g
+		s.order = append(s.order, key)
+	}
+	g.Samples = append(g.Samples, GaugeSample{AtS: at, Value: value})
 }
 
 func (s *scraper) scrape(ctx context.Context, ep string) ([]sample, error) {
@@ -101,7 +118,7 @@ func (s *scraper) result() ([]Gauge, []string) {
 		out = append(out, *s.series[k])
 	}
 	var notes []string
-	for _, ep := range s.endpoints {
+	for _, ep := range append(s.endpoints, "pid") {
 		if e, ok := s.errs[ep]; ok {
 			notes = append(notes, "gauges: "+e)
 		}

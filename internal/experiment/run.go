@@ -22,6 +22,7 @@ type Spec struct {
 	Shard       load.Shard
 	Start       time.Time // the shared schedule origin of shards; zero: now
 	ScrapeEvery time.Duration
+	PID         int            // the target's process on this machine: its memory is sampled each second
 	Progress    func(Progress) // optional, about once a second
 }
 
@@ -218,8 +219,9 @@ func (spec *Spec) ramp(ctx context.Context, group, label string, scrape bool) (*
 	var wg sync.WaitGroup
 	sctx, stopScrape := context.WithCancel(ctx)
 	defer stopScrape()
-	if scrape && len(e.Gauges) > 0 {
+	if scrape && (len(e.Gauges) > 0 || spec.PID > 0) {
 		sc = newScraper(endpoints(spec.Target, e.Gauges), spec.ScrapeEvery, start)
+		sc.pid = spec.PID
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
