@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -142,7 +141,7 @@ stage = "5s"
 	out := filepath.Join(t.TempDir(), "partial.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr lockedBuffer // cmd_exampleservice_test.go
 	began := time.Now()
 	err := RunIO(ctx, []string{"experiment", "--plan", planPath, "--target", url, "--out", out}, &IO{Out: &stdout, Err: &stderr, IsTerminal: true})
 	if took := time.Since(began); took > 4*time.Second {
@@ -158,24 +157,6 @@ stage = "5s"
 	if rerr != nil || !rep.Canceled {
 		t.Errorf("partial report: %v, canceled %v", rerr, rep != nil && rep.Canceled)
 	}
-}
-
-// syncBuffer is a bytes.Buffer the progress goroutine may write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestExperimentCommandRefuses(t *testing.T) {
