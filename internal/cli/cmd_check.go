@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/base"
@@ -218,7 +219,7 @@ func (c *checker) plans(k *contract.Contract) {
 	if v, ok := p.ControlOf(plan.ControlVariant); ok {
 		for _, o := range v.Overrides {
 			if name, _, _ := strings.Cut(o, "="); !strings.HasPrefix(name, k.Prefix) {
-				c.fail("variant control", exit.Refusef("%s:%d: the variant's override %s sets no %s variable, which the gate file's prefix makes the only overrides an arm takes; write overrides = [\"%sNAME=value\"]", p.Path, v.Line, o, k.Prefix, k.Prefix))
+				c.fail("variant control", exit.Refusef("%s:%d: the variant's override %s sets no %s variable, which the gate file's prefix makes the only overrides an arm takes; write overrides = [\"%sNAME=value\"]", p.Path, overridesLine(p, v), o, k.Prefix, k.Prefix))
 				return
 			}
 		}
@@ -234,6 +235,16 @@ func (c *checker) plans(k *contract.Contract) {
 		return
 	}
 	c.ok("control plan", "%s: %s", ctl.PlanFile, idleLimits(ctl.Plan))
+}
+
+// overridesLine is the line of a control's overrides key.
+func overridesLine(p *plan.Plan, ctl plan.Control) int {
+	for i, c := range p.Controls {
+		if c.Line == ctl.Line {
+			return p.Line("control", strconv.Itoa(i), "overrides")
+		}
+	}
+	return ctl.Line
 }
 
 func idleLimits(p *plan.Plan) string {

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/base/gittest"
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+// checkFixture reads testdata/check/repo, the fixture repository's head
+// tree, as path -> content.
+func checkFixture(t *testing.T) map[string]string {
+	t.Helper()
+	root := filepath.Join("..", "..", "testdata", "check", "repo")
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// fault changes one file of a commit: the head's, or the base's.
+type fault struct {
+	name, inBase, file, old, new string
+	want                         string // the file and line the refusal must name
+}
+
+// checkRepo builds the fixture's history: v0.1.0, a tree from before
+// perf/arm.env whose overrides come from its legacy gate script; the base,
+// which adds arm.env and pins postgres:14; and the head, tagged v0.2.0,
+// which moves to postgres:15 (so the base gets its own copy of the db).
+// f, when set, breaks one file of the head or the base.
+func checkRepo(t *testing.T, f *fault) string {
+	t.Helper()
+	files := checkFixture(t)
+	edit := func(m map[string]string, which string) map[string]string {
+		if f == nil || f.inBase != which {
+			return m
+		}
+		old, ok := m[f.file]
+		if !ok || !strings.Contains(old, f.old) {
+			t.Fatalf("fault %s: %s does not hold %q", f.name, f.file, f.old)
+		}
+		m[f.file] = strings.Replace(old, f.old, f.new, 1)
+		return m
+	}
+	r := gittest.New(t)
+	legacy := map[string]string{}
+	for p, c := range files {
+		if p != "perf/arm.env" {
+			legacy[p] = c
+		}
+	}
+	r.Commit("v0.1.0: the legacy gate", edit(legacy, "legacy"))
+	r.Tag("v0.1.0", "HEAD", true)
+	baseFiles := map[string]string{"perf/arm.env": files["perf/arm.env"], "compose.yaml": strings.Replace(files["compose.yaml"], "postgres:15", "postgres:14", 1)}
+	r.Commit("base: arm.env, postgres 14", edit(baseFiles, "base"))
+	headFiles := map[string]string{"compose.yaml": files["compose.yaml"]}
+	if f != nil {
+		// The head carries the fixture's own copy of the file: broken
+		// when the fault is the head's, whole again when it was the base's.
+		headFiles[f.file] = files[f.file]
+		if f.inBase == "head" {
+			edit(headFiles, "head")
+		}
+	}
+	r.Commit("head: postgres 15", headFiles)
+	r.Tag("v0.2.0", "HEAD", true)
+	return r.Dir
+}
+
+func runCheckCLI(t *testing.T, repo string) (string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := RunIO(context.Background(), []string{"check", "--repo", repo}, &IO{Out: &out, Err: &errb, Getenv: func(string) string { return "" }})
+	return out.String() + errb.String(), err
+}
+
+// TestCheckPassesOnTheFixture is `gate.sh --self-test` over a repository
+// whose contract is whole: every check has its line and passes.
+func TestCheckPassesOnTheFixture(t *testing.T) {
+	out, err := runCheckCLI(t, checkRepo(t, nil))
+	if err != nil {
+		t.Fatalf("perfgate check: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"ok    head gate file: perf/gate.toml",
+		"ok    head config: perf/service.toml rendered on port 8080 with 3 override(s) SVC__USAGE__ENABLED SVC__LOG SVC__CACHE__ENABLED",
+		"ok    plan: perf/plan.toml: 3 group(s), 4 pair(s) at 20/s; idle 1m0s, CPU under 2 % of a core, store under 1 tx/s",
+		"ok    rate rule: emergency 6.67/s under 7/s",
+		"ok    variant control: overrides SVC__CACHE__ENABLED=false, must fail counter exchanges",
+		"ok    control plan: busy-loop.toml: idle 1m0s, CPU under 2 % of a core, store under 1 tx/s",
+		"ok    base for pull_request: The base is",
+		"ok    base for merge_group: The base is",
+		"the commit before the push.",
+		"ok    base for workflow_dispatch: The base is",
+		"the previous release v0.1.0.",
+		"ok    base for release: The base is",
+		"db: base copy on 127.0.0.2 (db: image differs",
+		"config rewrite: 1 address(es) in perf/service.toml moved to 127.0.0.2, the rest unchanged",
+		"overrides derived from scripts/perf/gate.sh's gateway_env()",
+		"every check passed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasPrefix(line, "ok    ") && line != "every check passed" {
+			t.Errorf("a line that is not a passing check: %q", line)
+		}
+	}
+}
+
+// TestCheckNamesEachFault breaks the fixture in ten ways, one each: the
+// check exits 2 and its first failure names the file and the line.
+func TestCheckNamesEachFault(t *testing.T) {
+	faults := []fault{
+		{"unknown gate key", "head", "perf/gate.toml", `ready = "/health"`, "ready = \"/health\"\nreadyy = \"/x\"", "perf/gate.toml:11: unknown key \"readyy\""},
+		{"bad prefix", "head", "perf/gate.toml", `prefix = "SVC__"`, `prefix = "SVC-"`, "perf/gate.toml:9:"},
+		{"override without the prefix", "head", "perf/arm.env", "SVC__CACHE__ENABLED=true", "LOG_LEVEL=debug", "perf/arm.env:3:"},
+		{"override that is no assignment", "head", "perf/arm.env", "SVC__LOG=info", "SVC__LOG info", "perf/arm.env:2:"},
+		{"unknown config placeholder", "head", "perf/service.toml", `listen = "127.0.0.1:@PORT@"`, `listen = "@HOST@:@PORT@"`, "perf/service.toml:1:"},
+		{"rate rule", "head", "perf/plan.toml", "max_rate = 7", "max_rate = 5", "perf/plan.toml:3:"},
+		{"unknown plan key", "head", "perf/plan.toml", `path = "/onward/1"`, "path = \"/onward/1\"\nmethd = \"GET\"", "perf/plan.toml:16: unknown key \"methd\""},
+		{"control plan without idle", "head", "perf/busy-loop.toml", `idle = "60s"`, `idle = "0s"`, "perf/plan.toml:33: the idle control's plan busy-loop.toml has no idle phase"},
+		{"variant override without the prefix", "head", "perf/plan.toml", `overrides = ["SVC__CACHE__ENABLED=false"]`, `overrides = ["CACHE=false"]`, "perf/plan.toml:37: the variant's override CACHE=false sets no SVC__ variable"},
+		{"the base's own override without the prefix", "base", "perf/arm.env", "SVC__LOG=info", "LOG=info", "perf/arm.env:2:"},
+		{"base service beyond loopback", "base", "compose.yaml", `"127.0.0.1:16379:6379"`, `"0.0.0.0:16379:6379"`, "compose.yaml"},
+	}
+	for _, f := range faults {
+		t.Run(f.name, func(t *testing.T) {
+			out, err := runCheckCLI(t, checkRepo(t, &f))
+			if err == nil {
+				t.Fatalf("the broken copy passed:\n%s", out)
+			}
+			if exit.Code(err) != exit.CannotJudge {
+				t.Fatalf("exit %d, want 2: %v", exit.Code(err), err)
+			}
+			if !strings.Contains(err.Error(), f.want) {
+				t.Fatalf("the refusal %q does not name %q\n%s", err, f.want, out)
+			}
+			if !strings.Contains(out, "FAIL  ") {
+				t.Fatalf("no FAIL line:\n%s", out)
+			}
+		})
+	}
+}
