@@ -110,7 +110,7 @@ func parseArmsFile(path string, data []byte) (*armsFile, error) {
 	if v, ok := raw["store"]; ok {
 		b, isBool := v.(bool)
 		if !isBool {
-			return nil, p.at([]string{"store"}, "store must be true or false, not %s; write store = true", kindOf(v))
+			return nil, p.at([]string{"store"}, "store must be true or false, not %s; write store = true", tomlpos.Kind(v))
 		}
 		f.Store = b
 	}
@@ -124,7 +124,7 @@ func parseArmsFile(path string, data []byte) (*armsFile, error) {
 		}
 		t, isTable := v.(map[string]any)
 		if !isTable {
-			return nil, p.at([]string{a.name}, "%s must be a table, not %s; write [%s] with command = [...]", a.name, kindOf(v), a.name)
+			return nil, p.at([]string{a.name}, "%s must be a table, not %s; write [%s] with command = [...]", a.name, tomlpos.Kind(v), a.name)
 		}
 		arm, err := p.arm(a.name, t)
 		if err != nil {
@@ -176,7 +176,7 @@ func (p *armsParser) arm(name string, t map[string]any) (armsFileArm, error) {
 		}
 		s, isStr := v.(string)
 		if !isStr {
-			return "", p.at(key(k), "%s must be a string, not %s; write %s", k, kindOf(v), example)
+			return "", p.at(key(k), "%s must be a string, not %s; write %s", k, tomlpos.Kind(v), example)
 		}
 		return s, nil
 	}
@@ -192,7 +192,7 @@ func (p *armsParser) arm(name string, t map[string]any) (armsFileArm, error) {
 			s, isStr := w.(string)
 			switch {
 			case !isStr:
-				return a, p.at(key("command"), "command's word %d must be a string, not %s; write %s", i+1, kindOf(w), cmdExample)
+				return a, p.at(key("command"), "command's word %d must be a string, not %s; write %s", i+1, tomlpos.Kind(w), cmdExample)
 			case i == 0 && s == "":
 				return a, p.at(key("command"), "command's first word is empty; name the program to run: %s", cmdExample)
 			}
@@ -202,12 +202,12 @@ func (p *armsParser) arm(name string, t map[string]any) (armsFileArm, error) {
 			a.Command = append(a.Command, s)
 		}
 	default:
-		return a, p.at(key("command"), "command must be an array of words, not %s; write %s", kindOf(v), cmdExample)
+		return a, p.at(key("command"), "command must be an array of words, not %s; write %s", tomlpos.Kind(v), cmdExample)
 	}
 	if v, ok := t["env"]; ok {
 		env, isTable := v.(map[string]any)
 		if !isTable {
-			return a, p.at(key("env"), "env must be a table, not %s; write env = { NAME = \"value\" }", kindOf(v))
+			return a, p.at(key("env"), "env must be a table, not %s; write env = { NAME = \"value\" }", tomlpos.Kind(v))
 		}
 		a.Env = map[string]string{}
 		names := make([]string, 0, len(env))
@@ -225,7 +225,7 @@ func (p *armsParser) arm(name string, t map[string]any) (armsFileArm, error) {
 			case !envNameRe.MatchString(k):
 				return a, p.at([]string{name, "env", k}, "env name %q is not a variable name; use letters, digits and _", k)
 			case !isStr:
-				return a, p.at([]string{name, "env", k}, "env %s must be a string, not %s; write %s = \"value\"", k, kindOf(ev), k)
+				return a, p.at([]string{name, "env", k}, "env %s must be a string, not %s; write %s = \"value\"", k, tomlpos.Kind(ev), k)
 			}
 			if ph := contract.UnknownPlaceholder(s, "@PORT@", "@DIR@"); ph != "" {
 				return a, p.at([]string{name, "env", k}, "env %s uses the placeholder %s; only @PORT@ and @DIR@ are filled in", k, ph)
@@ -244,7 +244,7 @@ func (p *armsParser) arm(name string, t map[string]any) (armsFileArm, error) {
 		n, isInt := v.(int64)
 		switch {
 		case !isInt:
-			return a, p.at(key("port"), "port must be a whole number, not %s; write port = 8080", kindOf(v))
+			return a, p.at(key("port"), "port must be a whole number, not %s; write port = 8080", tomlpos.Kind(v))
 		case n < 1 || n > 65535:
 			return a, p.at(key("port"), "port %d is not a TCP port (1-65535); write port = 8080, or leave port out for a free one", n)
 		}
@@ -357,23 +357,4 @@ func fixedAddr(a armsFileArm) string {
 		return ""
 	}
 	return u.Host
-}
-
-// kindOf names a decoded TOML value's type for a refusal.
-func kindOf(v any) string {
-	switch v.(type) {
-	case string:
-		return "a string"
-	case int64:
-		return "a whole number"
-	case float64:
-		return "a number"
-	case bool:
-		return "true or false"
-	case map[string]any:
-		return "a table"
-	case []any, []map[string]any:
-		return "an array"
-	}
-	return "a date or time"
 }

@@ -2,7 +2,6 @@ package contract
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/BurntSushi/toml"
 	"github.com/perfgate/perfgate/internal/exit"
@@ -34,8 +33,8 @@ func decodeGate(data []byte, g *gateTOML) (toml.MetaData, map[string]int, error)
 		return toml.MetaData{}, nil, exit.Refusef("%s:%d: %s: fix the TOML syntax", GateFile, max(line, 1), msg)
 	}
 	for k, want := range keyKinds {
-		if v, ok := raw[k]; ok && kindOf(v) != want {
-			return toml.MetaData{}, nil, exit.Refusef("%s:%d: %s must be %s, not %s: see docs/contract.md for each key's type", GateFile, pos.Line(k), k, want, kindOf(v))
+		if v, ok := raw[k]; ok && tomlpos.Kind(v) != want {
+			return toml.MetaData{}, nil, exit.Refusef("%s:%d: %s must be %s, not %s: see docs/contract.md for each key's type", GateFile, pos.Line(k), k, want, tomlpos.Kind(v))
 		}
 	}
 	md, err := toml.Decode(string(data), g)
@@ -47,23 +46,4 @@ func decodeGate(data []byte, g *gateTOML) (toml.MetaData, map[string]int, error)
 		return md, nil, exit.Refusef("%s:%d: %s: see docs/contract.md for each key's type", GateFile, line, msg)
 	}
 	return md, pos.Dotted(), nil
-}
-
-// kindOf names a decoded TOML value's type for a refusal.
-func kindOf(v any) string {
-	switch v.(type) {
-	case string:
-		return "a string"
-	case int64:
-		return "a whole number"
-	case float64:
-		return "a number"
-	case bool:
-		return "true or false"
-	case map[string]any:
-		return "a table"
-	case []any, []map[string]any:
-		return "an array"
-	}
-	return fmt.Sprintf("a %T", v)
 }

@@ -58,3 +58,23 @@ func kind(goType string) string {
 func oneLine(s string) string {
 	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 }
+
+// Kind names the type of a value toml.Decode put in a map[string]any, in
+// the words refusals use ("port must be a whole number, not a string").
+func Kind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "a whole number"
+	case float64:
+		return "a number"
+	case bool:
+		return "true or false"
+	case map[string]any:
+		return "a table"
+	case []any, []map[string]any:
+		return "an array"
+	}
+	return "a date or time"
+}
