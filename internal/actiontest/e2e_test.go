@@ -319,6 +319,38 @@ func TestActionOnARunner(t *testing.T) {
 	assertNothingLeft(t, rn)
 	t.Logf("prepare, pack, unpack and run through the action: %s; the run's verdict: %s", time.Since(imageReady).Round(time.Second), outputs["verdict"])
 
+	// The rest of the attempt job and the verdict job, as the reusable
+	// workflow runs them: attempts next keeps its record beside the report;
+	// the verdict job reads the uploaded folder.
+	if c, out := rn.runStep("attempts next", "--attempt 1 --exit-code "+strconv.Itoa(code), time.Minute); c != 0 {
+		t.Fatalf("attempts next exited %d:\n%s", c, out)
+	}
+	next := readOutputs(t, rn.output)
+	if wantNext := map[int]string{0: "final", 1: "final", 2: "retry"}[code]; next["next"] != wantNext || next["reason"] == "" {
+		t.Errorf("attempts next after exit %d set %v, want next=%s and a reason", code, next, wantNext)
+	}
+	uploaded := filepath.Join(rn.work, "perf-reports", "perf-report-attempt-1", "perf-run")
+	if err := os.MkdirAll(uploaded, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"latest.json", "summary.md", "attempt.json"} {
+		b, err := os.ReadFile(filepath.Join(rn.work, "target", "perf-run", f))
+		if err != nil {
+			t.Fatalf("the attempt left no %s to upload: %v", f, err)
+		}
+		if err := os.WriteFile(filepath.Join(uploaded, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vcode, vout := rn.runStep("verdict", "--reports perf-reports --job-results success,skipped,skipped", time.Minute)
+	if vcode != code {
+		t.Errorf("the verdict exited %d over one attempt that exited %d:\n%s", vcode, code, vout)
+	}
+	vsum, _ := os.ReadFile(rn.summary)
+	if !strings.Contains(string(vsum), "| 1 | "+host.CPUModel()+" | "+want+" |") {
+		t.Errorf("the verdict's job summary lacks attempt 1 on this runner's CPU model:\n%s", vsum)
+	}
+
 	// A cancelled job: SIGTERM mid-pair.
 	s := rn.start("run", "--pairs 2 --warmup 500ms --measure 60s --rate 10 --idle 0")
 	waitFor(t, s, "pair 1/2", 5*time.Minute)
