@@ -93,6 +93,18 @@ expect = 200
 // folder, in any form it was sent in, while the logs still show the
 // requests arrived.
 func TestABSecretsNeverLeak(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		dieAfter int // requests the head serves before it dies; 0: never
+	}{
+		{"the head dies mid-run", 8},
+		{"a whole run, report and summary written", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) { secretsRun(t, tc.dieAfter) })
+	}
+}
+
+func secretsRun(t *testing.T, dieAfter int) {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -112,18 +124,22 @@ func TestABSecretsNeverLeak(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	err = RunIO(ctx, []string{"ab", "--plan", planPath, "--out", out,
-		"--base-cmd", arm(0), "--head-cmd", arm(8), "--ready", "/healthz",
-		"--idle", "0s", "--pairs", "1", "--warmup", "0s", "--measure", "3s", "--rate", "20"},
+		"--base-cmd", arm(0), "--head-cmd", arm(dieAfter), "--ready", "/healthz",
+		"--idle", "0s", "--pairs", "1", "--warmup", "0s", "--measure", "2s", "--rate", "20"},
 		&IO{Out: &stdout, Err: &stderr, Getenv: func(k string) string {
 			if k == "PERFGATE_VAR_API_TOKEN" {
 				return secret
 			}
 			return ""
 		}})
-	if exit.Code(err) != exit.CannotJudge {
+	errText := ""
+	if err != nil {
+		errText = err.Error()
+	}
+	if dieAfter > 0 && exit.Code(err) != exit.CannotJudge {
 		t.Fatalf("a run whose head died gave exit %d: %v\nstderr:\n%s", exit.Code(err), err, stderr.String())
 	}
-	streams := map[string]string{"stdout": stdout.String(), "stderr": stderr.String(), "the error": err.Error()}
+	streams := map[string]string{"stdout": stdout.String(), "stderr": stderr.String(), "the error": errText}
 	files := 0
 	werr := filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !d.Type().IsRegular() {
@@ -151,8 +167,15 @@ func TestABSecretsNeverLeak(t *testing.T) {
 	if !strings.Contains(head, "Authorization: Bearer ***") || !strings.Contains(head, "GET /u/***?q=1") {
 		t.Errorf("the head's log does not show the redacted requests:\n%s", head)
 	}
-	if !strings.Contains(stderr.String(), "***") || !strings.Contains(stderr.String(), "head.log") {
+	if dieAfter > 0 && (!strings.Contains(stderr.String(), "***") || !strings.Contains(stderr.String(), "head.log")) {
 		t.Errorf("stderr does not print the head's redacted tail and its log's path:\n%s", stderr.String())
+	}
+	if dieAfter == 0 {
+		for _, f := range []string{"latest.json", "summary.md"} {
+			if _, ok := streams[filepath.Join(out, f)]; !ok {
+				t.Errorf("a whole run wrote no %s (exit %d: %v)", f, exit.Code(err), err)
+			}
+		}
 	}
 	if files < 2 {
 		t.Errorf("only %d files under %s; want both arms' logs", files, out)
