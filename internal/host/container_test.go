@@ -35,6 +35,7 @@ var runnerInspect = `[{"Id":"` + selfID + `","Image":"sha256:abc","HostConfig":{
  {"Type":"bind","Source":"/home/runner/work/_temp/_github_workflow","Destination":"/github/workflow","RW":true},
  {"Type":"bind","Source":"/home/runner/work/_temp/_runner_file_commands","Destination":"/github/file_commands","RW":true},
  {"Type":"bind","Source":"/home/runner/work/_temp","Destination":"/github/runner_temp","RW":true},
+ {"Type":"bind","Source":"/usr/share/zoneinfo","Destination":"/zoneinfo","RW":false},
  {"Type":"volume","Name":"cache","Source":"/var/lib/docker/volumes/cache/_data","Destination":"/cache","RW":false}
 ]}]`
 
@@ -43,7 +44,7 @@ func TestHostPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.NetworkMode != "github_network_53269bd5" || c.Image != "sha256:abc" || len(c.Mounts) != 7 {
+	if c.NetworkMode != "github_network_53269bd5" || c.Image != "sha256:abc" || len(c.Mounts) != 8 {
 		t.Fatalf("parsed %+v", c)
 	}
 	tests := []struct {
@@ -90,6 +91,9 @@ func TestSiblingCommand(t *testing.T) {
 	}
 	if strings.Contains(line, "hunter2") || strings.Contains(line, "HOSTNAME") {
 		t.Errorf("a value or the parent's hostname is on the command line: %s", line)
+	}
+	if !strings.Contains(line, "-v /usr/share/zoneinfo:/zoneinfo:ro ") || strings.Contains(line, "/usr/share/zoneinfo:/usr/share/zoneinfo") {
+		t.Errorf("a host system folder must be mounted at the parent's path only: %s", line)
 	}
 	if n := strings.Count(line, "/var/run/docker.sock:/var/run/docker.sock"); n != 1 {
 		t.Errorf("the socket is mounted %d times", n)

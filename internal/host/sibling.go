@@ -49,6 +49,22 @@ type Sibling struct {
 	Grace time.Duration
 }
 
+// systemPaths are the image's own folders: a host folder mounted at its
+// own path must never hide them.
+var systemPaths = []string{"/bin", "/sbin", "/lib", "/lib64", "/usr", "/etc", "/proc", "/sys", "/dev", "/run"}
+
+func systemPath(p string) bool {
+	if p == "/" {
+		return true
+	}
+	for _, s := range systemPaths {
+		if p == s || strings.HasPrefix(p, s+"/") {
+			return p != "/var/run/docker.sock" && p != "/run/docker.sock"
+		}
+	}
+	return false
+}
+
 // skipEnv are variables each container has of its own.
 var skipEnv = map[string]bool{"HOSTNAME": true, SiblingEnv: true, ParentEnv: true}
 
@@ -74,7 +90,9 @@ func (s *Sibling) Command() (args, env []string) {
 		switch m.Type {
 		case "bind":
 			mount(m.Source, m.Destination, m.RW)
-			mount(m.Source, m.Source, m.RW)
+			if !systemPath(m.Source) {
+				mount(m.Source, m.Source, m.RW)
+			}
 		case "volume":
 			mount(m.Name, m.Destination, m.RW)
 		}
@@ -115,6 +133,7 @@ func (s *Sibling) Command() (args, env []string) {
 // after Grace; it is removed in every case.
 func (s *Sibling) Run(ctx context.Context) (int, error) {
 	args, env := s.Command()
+	s.remove() // a sibling of that name that an earlier crash left
 	cmd := exec.Command("docker", args...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = s.Stdout, s.Stderr
