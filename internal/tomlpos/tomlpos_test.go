@@ -103,7 +103,9 @@ func TestLinear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(began); took > 5*time.Second {
+	took := time.Since(began)
+	t.Logf("scanned %d bytes (20,000 groups) in %s", flat.Len(), took)
+	if took > 5*time.Second {
 		t.Fatalf("scanning %d bytes took %s", flat.Len(), took)
 	}
 	if got := p.Line("group", "19999", "headers", "B", "c", "2", "d"); got != 3*19999+3 {
