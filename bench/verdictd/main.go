@@ -188,7 +188,7 @@ func startService(ctx context.Context, b binaries, storeArgs []string) (string, 
 	// Logs at info, as a team runs it: one JSON line a request is part of
 	// the cost measured.
 	cmd := exec.Command(b.verdictd, append([]string{"serve", "--listen", "127.0.0.1:0"}, storeArgs...)...)
-	cmd.Env = append(os.Environ(), "GITHUB_TOKEN=")
+	cmd.Env = append(os.Environ(), "PERFGATE_GITHUB_TOKEN=", "PERFGATE_GITHUB_APP_ID=", "PERFGATE_GITHUB_INSTALLATION_ID=", "PERFGATE_GITHUB_APP_KEY_FILE=") // never publish from the bench
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return "", "", nil, err

@@ -120,11 +120,8 @@ func (s *service) Ingest(ctx context.Context, sub Submission) (Receipt, error) {
 	if err := f.Validate(); err != nil {
 		return Receipt{}, err
 	}
-	if stored, err := s.st.GetAttempt(ctx, f.Repository, f.RunID, f.Attempt); err == nil {
-		return s.repeat(ctx, stored)
-	} else if !errors.Is(err, ErrNotFound) {
-		return Receipt{}, err
-	}
+	// A repeat is found by the insert below (its conflict on the key),
+	// not by a read first: new attempts are the common case.
 	a, err := parseAttempt(sub, s.cfg.Now())
 	if err != nil {
 		return Receipt{}, err

@@ -37,7 +37,8 @@ type Store interface {
 	RunAttempts(ctx context.Context, repo string, runID int64) ([]Attempt, error)
 	// PutRun writes a run's header and verdict (not its attempts).
 	PutRun(ctx context.Context, r *Run) error
-	// GetRun returns one run with its attempts, ErrNotFound when absent.
+	// GetRun returns one run's header and verdict without its attempts
+	// (RunAttempts has them), ErrNotFound when absent.
 	GetRun(ctx context.Context, repo string, runID int64) (Run, error)
 	// Runs returns the runs q selects, newest first, with their attempts.
 	Runs(ctx context.Context, q Query) ([]Run, error)

@@ -9,12 +9,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/attempts"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/publish"
 	"github.com/perfgate/perfgate/internal/verdict"
 	"github.com/perfgate/perfgate/internal/verdict/db"
 	"github.com/perfgate/perfgate/internal/verdict/httpapi"
@@ -50,10 +50,7 @@ type config struct {
 	learn        verdict.Learn
 	logLevel     string
 	shutdown     time.Duration
-	githubAPI    string
-	appID        int64
-	installation int64
-	keyFile      string
+	github       publish.Settings
 }
 
 // allowList is the repeatable --allow-repo flag.
@@ -84,7 +81,7 @@ func storeFlags(fs *flag.FlagSet, o *db.Options) {
 	fs.StringVar(&o.DatabaseURL, "database-url", "", "a PostgreSQL `URL` (postgres://...) instead of SQLite, for several replicas")
 }
 
-func serveFlags(fs *flag.FlagSet, c *config) {
+func serveFlags(fs *flag.FlagSet, c *config, s IO) {
 	c.allow = map[int64]string{}
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8088", "the `address` to serve on")
 	storeFlags(fs, &c.store)
@@ -100,10 +97,15 @@ func serveFlags(fs *flag.FlagSet, c *config) {
 	fs.IntVar(&c.learn.MinAttempts, "learn-min", verdict.DefaultLearnMin, "the fewest `attempts` on a model before history may mark it")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&c.shutdown, "shutdown-grace", 30*time.Second, "how long in-flight requests may take to finish after SIGTERM")
-	fs.StringVar(&c.githubAPI, "github-api-url", "", "GitHub's REST API `URL` (empty: api.github.com; GitHub Enterprise: https://HOST/api/v3/)")
-	fs.Int64Var(&c.appID, "github-app-id", 0, "the GitHub App's `id` that publishes checks (with --github-installation-id and --github-private-key-file); or set GITHUB_TOKEN")
-	fs.Int64Var(&c.installation, "github-installation-id", 0, "the App's installation `id`")
-	fs.StringVar(&c.keyFile, "github-private-key-file", "", "the App's private key `file` (PEM)")
+	// The GitHub settings default to internal/publish's own variables;
+	// the token is read from PERFGATE_GITHUB_TOKEN only, never a flag, so
+	// it is not in the process list.
+	env := publish.SettingsFromEnv(s.env)
+	c.github.Token = env.Token
+	fs.StringVar(&c.github.APIURL, "github-api-url", env.APIURL, "GitHub's REST API `URL` (empty: api.github.com; GitHub Enterprise: https://HOST/api/v3/)")
+	fs.StringVar(&c.github.AppID, "github-app-id", env.AppID, "the GitHub App's `id` that publishes checks (with --github-installation-id and --github-app-key-file); or set "+publish.EnvToken)
+	fs.StringVar(&c.github.InstallationID, "github-installation-id", env.InstallationID, "the App's installation `id`")
+	fs.StringVar(&c.github.AppKeyFile, "github-app-key-file", env.AppKeyFile, "the App's private key `file` (PEM)")
 }
 
 // parse parses args, then fills each flag not given from its environment
@@ -151,12 +153,4 @@ func (c *config) check() error {
 		return exit.Refusef("--allow-repo is set but --oidc-audience is not: OIDC tokens are checked against an audience; set --oidc-audience (the audience the workflow asks its token for)")
 	}
 	return nil
-}
-
-func readKey(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, exit.Refusef("--github-private-key-file: %v: give the PEM file from the GitHub App's settings page", err)
-	}
-	return b, nil
 }

@@ -71,8 +71,8 @@ func mintToken(t *testing.T, store []string) string {
 
 // proc is a running perfgate-verdictd.
 type proc struct {
-	cmd  *exec.Cmd
-	url  string
+	cmd *exec.Cmd
+	url string
 	// exited closes when the process has ended; err is then its Wait's.
 	exited chan struct{}
 	err    error
@@ -92,7 +92,7 @@ func (p *proc) log() string {
 func start(t *testing.T, store []string) *proc {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0"}, store...)...)
-	cmd.Env = append(os.Environ(), "GITHUB_TOKEN=") // never publish from a test
+	cmd.Env = append(os.Environ(), "PERFGATE_GITHUB_TOKEN=", "PERFGATE_GITHUB_APP_ID=", "PERFGATE_GITHUB_INSTALLATION_ID=", "PERFGATE_GITHUB_APP_KEY_FILE=") // never publish from a test
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
@@ -308,6 +308,7 @@ func TestMigrateAndFlags(t *testing.T) {
 		{"bad allow list", []string{"serve", "--allow-repo", "acme/api"}, nil, "owner/name=repository_id"},
 		{"unknown command", []string{"serf"}, nil, "unknown command \"serf\""},
 		{"token without repo", []string{"token", "add", "--data", dir}, nil, "is not OWNER/REPO"},
+		{"bad GitHub App id", []string{"serve", "--data", dir}, map[string]string{"PERFGATE_GITHUB_APP_ID": "abc"}, "PERFGATE_GITHUB_APP_ID"},
 		{"stray argument", []string{"migrate", "--data", dir, "now"}, nil, "unexpected argument \"now\""},
 	} {
 		_, _, err := run(tc.args, tc.env)

@@ -22,7 +22,7 @@ func serve(ctx context.Context, args []string, s IO) error {
 	fs := flag.NewFlagSet("perfgate-verdictd serve", flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	var c config
-	serveFlags(fs, &c)
+	serveFlags(fs, &c, s)
 	if err := parse(fs, args, s); err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func serve(ctx context.Context, args []string, s IO) error {
 	}
 	log := slog.New(slog.NewJSONHandler(s.Err, &slog.HandlerOptions{Level: level}))
 
-	pub, err := publisher(&c, s)
+	pub, err := publisher(&c)
 	if err != nil {
 		return err
 	}
@@ -97,23 +97,15 @@ func serve(ctx context.Context, args []string, s IO) error {
 	return nil
 }
 
-// publisher builds the GitHub publisher from --github-app-* or
-// GITHUB_TOKEN; none of them means publishing is off.
-func publisher(c *config, s IO) (verdict.Publisher, error) {
-	creds := publish.Credentials{Token: s.env("GITHUB_TOKEN"), AppID: c.appID, InstallationID: c.installation}
-	if c.keyFile != "" {
-		k, err := readKey(c.keyFile)
-		if err != nil {
-			return nil, err
-		}
-		creds.PrivateKey = k
-	}
-	if creds.Token == "" && creds.AppID == 0 && creds.InstallationID == 0 && len(creds.PrivateKey) == 0 {
+// publisher builds the GitHub publisher from the settings; none given
+// means publishing is off (the service still records and decides).
+func publisher(c *config) (verdict.Publisher, error) {
+	p, err := publish.FromEnv(c.github)
+	if errors.Is(err, publish.ErrNoCredentials) {
 		return nil, nil
 	}
-	p, err := publish.New(creds, c.githubAPI)
 	if err != nil {
-		return nil, exit.Refuse(fmt.Errorf("publishing to GitHub (%s): %w", creds, err))
+		return nil, exit.Refuse(fmt.Errorf("publishing to GitHub: %w", err))
 	}
 	return p, nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/verdict"
@@ -52,10 +53,21 @@ func (db *DB) PutAttempt(ctx context.Context, a *verdict.Attempt, r *verdict.Run
 	}
 	created := n == 1
 	if created {
-		for _, m := range a.Metrics {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO attempt_metrics (repo, run_id, attempt, metric, base, head, ratio, fail)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, f.Repository, f.RunID, f.Attempt, m.ID, m.Base, m.Head, m.Ratio, b2i(m.Fail)); err != nil {
-				return verdict.Attempt{}, false, fmt.Errorf("storing metric %s of attempt %d of run %d of %s: %w", m.ID, f.Attempt, f.RunID, f.Repository, err)
+		if len(a.Metrics) > 0 {
+			// One statement for every metric: one round trip to PostgreSQL.
+			var q strings.Builder
+			q.WriteString(`INSERT INTO attempt_metrics (repo, run_id, attempt, metric, base, head, ratio, fail) VALUES `)
+			args := make([]any, 0, 8*len(a.Metrics))
+			for i, m := range a.Metrics {
+				if i > 0 {
+					q.WriteString(", ")
+				}
+				n := len(args)
+				fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8)
+				args = append(args, f.Repository, f.RunID, f.Attempt, m.ID, m.Base, m.Head, m.Ratio, b2i(m.Fail))
+			}
+			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+				return verdict.Attempt{}, false, fmt.Errorf("storing the metrics of attempt %d of run %d of %s: %w", f.Attempt, f.RunID, f.Repository, err)
 			}
 		}
 		if r != nil {

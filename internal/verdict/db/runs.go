@@ -49,7 +49,7 @@ func scanRun(s scanner) (verdict.Run, error) {
 	return r, err
 }
 
-// GetRun returns one run with its attempts.
+// GetRun returns one run's header and verdict, without its attempts.
 func (db *DB) GetRun(ctx context.Context, repo string, runID int64) (verdict.Run, error) {
 	r, err := scanRun(db.sql.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE repo = $1 AND run_id = $2`, repo, runID))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -57,9 +57,6 @@ func (db *DB) GetRun(ctx context.Context, repo string, runID int64) (verdict.Run
 	}
 	if err != nil {
 		return r, fmt.Errorf("reading run %d of %s: %w", runID, repo, err)
-	}
-	if err := db.fillAttempts(ctx, &r); err != nil {
-		return r, err
 	}
 	return r, nil
 }

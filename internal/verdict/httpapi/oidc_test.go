@@ -35,7 +35,7 @@ func newIssuer(t *testing.T) *issuer {
 		json.NewEncoder(w).Encode(map[string]any{
 			"issuer": is.url, "jwks_uri": is.url + "/.well-known/jwks",
 			"subject_types_supported": []string{"public", "pairwise"}, "response_types_supported": []string{"id_token"},
-			"claims_supported": []string{"sub", "aud", "exp", "iat", "iss", "repository", "repository_id"},
+			"claims_supported":                      []string{"sub", "aud", "exp", "iat", "iss", "repository", "repository_id"},
 			"id_token_signing_alg_values_supported": []string{"RS256"},
 		})
 	})
