@@ -78,36 +78,41 @@ func (m *Clients) drive(ctx context.Context, a *Attack, split *splitter) (*Resul
 	if m.Throughput > 0 {
 		interval = time.Duration(float64(m.Clients) / m.Throughput * 1e9)
 	}
+	client := func(i int, start time.Time) {
+		var c *conn
+		defer func() { d.release(c) }()
+		starts[i] = time.Since(d.origin)
+		running.Add(1)
+		next := start
+		for next.Before(end) && !d.stopping.Load() && ctx.Err() == nil {
+			if interval > 0 && !d.sleepUntil(ctx, next) {
+				return
+			}
+			intended := next
+			if interval == 0 {
+				intended = time.Now()
+			}
+			j := d.job(intended)
+			h := d.exchange(ctx, &c, &j)
+			onHit(&h)
+			if interval > 0 {
+				next = next.Add(interval) // latency counts from this intended time
+			} else {
+				next = h.done
+			}
+		}
+	}
 	for i := range m.Clients {
 		if !m.Shard.mine(i) {
 			continue
 		}
+		// Each client waits on the runtime's own timer, which every P
+		// checks as it schedules; a timerfd through the netpoller waits
+		// for sysmon's 10 ms poll while the clients keep every P busy.
 		start := d.origin.Add(m.StartOf(i))
 		d.start(func() {
-			var c *conn
-			defer func() { d.release(c) }()
-			if !d.sleepUntil(ctx, start) {
-				return
-			}
-			starts[i] = time.Since(d.origin)
-			running.Add(1)
-			next := start
-			for next.Before(end) && !d.stopping.Load() && ctx.Err() == nil {
-				if interval > 0 && !d.sleepUntil(ctx, next) {
-					return
-				}
-				intended := next
-				if interval == 0 {
-					intended = time.Now()
-				}
-				j := d.job(intended)
-				h := d.exchange(ctx, &c, &j)
-				onHit(&h)
-				if interval > 0 {
-					next = next.Add(interval) // latency counts from this intended time
-				} else {
-					next = h.done
-				}
+			if d.sleepUntil(ctx, start) {
+				client(i, start)
 			}
 		})
 	}
