@@ -51,6 +51,11 @@ func runExperiment(ctx context.Context, s *IO, args []string) error {
 		if origin, err = time.Parse(time.RFC3339Nano, *start); err != nil {
 			return exit.Refusef("perfgate experiment: --start %q is not an RFC 3339 time; write --start 2026-12-01T10:00:00Z", *start)
 		}
+		if late := time.Since(origin); late > time.Second {
+			// Every arrival would be due already: the engines would drop
+			// them as late, not send them.
+			return exit.Refusef("perfgate experiment: --start %s was %s ago; give every shard the same start a little in the future, such as $(date -u -d '+60 seconds' +%%Y-%%m-%%dT%%H:%%M:%%SZ)", *start, late.Round(time.Second))
+		}
 	} else if sh.Of > 1 {
 		return exit.Refusef("perfgate experiment: --shard %s needs the shared --start time every shard counts its schedule from; write --start 2026-12-01T10:00:00Z", *shard)
 	}
