@@ -169,11 +169,11 @@ func TestExperimentCommandRefuses(t *testing.T) {
 	}{
 		{[]string{"--plan", noExp, "--target", "http://127.0.0.1:1"}, noExp + ":1: the plan has no [experiment] table"},
 		{[]string{"--plan", withExp}, "--target is missing"},
-		{[]string{"--plan", withExp, "--target", "http://127.0.0.1:1", "--shard", "4/4", "--start", "2026-12-01T10:00:00Z"}, `--shard "4/4"`},
+		{[]string{"--plan", withExp, "--target", "http://127.0.0.1:1", "--shard", "4/4", "--start", "2099-01-01T00:00:00Z"}, `--shard "4/4"`},
 		{[]string{"--plan", withExp, "--target", "http://127.0.0.1:1", "--shard", "1/4"}, "needs the shared --start"},
 		{[]string{"--plan", withExp, "--target", "http://127.0.0.1:1", "--shard", "1/4", "--start", "2020-01-01T00:00:00Z"}, "--start 2020-01-01T00:00:00Z was"},
 		{[]string{"--plan", withExp, "--target", "http://127.0.0.1:1", "--on-error", "abort"}, "--on-error applies to the clients model"},
-		{[]string{"--plan", withControl, "--target", "http://127.0.0.1:1", "--shard", "0/2", "--start", "2026-12-01T10:00:00Z"}, withControl + ":16: a control ramp does not run as shards"},
+		{[]string{"--plan", withControl, "--target", "http://127.0.0.1:1", "--shard", "0/2", "--start", "2099-01-01T00:00:00Z"}, withControl + ":16: a control ramp does not run as shards"},
 	} {
 		text, err := runCLI(t, context.Background(), append([]string{"experiment"}, tc.args...)...)
 		if exit.Code(err) != 2 || !strings.Contains(text, tc.want) {
