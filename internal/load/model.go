@@ -57,7 +57,10 @@ type span struct {
 func (s span) end() time.Duration { return s.begin + s.warm + s.length }
 
 // ModelResult is what a model measured beyond Result: the stages, the
-// per-second series, and the model's own figures.
+// per-second series, and the model's own figures. The stages are the
+// model's answer; Result's own Groups pool the measured windows (the open
+// loop's pool every stage whole, warm-ups included, since the engines see
+// one window), kept for callers of the plain API.
 type ModelResult struct {
 	Model  string // "open", "closed", "population", "clients"
 	Stages []*StageResult
