@@ -196,3 +196,31 @@ func TestThresholdsJudged(t *testing.T) {
 		t.Errorf("a breached threshold: code %v failures %q", v.Code, v.Failures)
 	}
 }
+
+// Issue 13's case: a tail 12 % slower in 7 of 8 pairs on a runner whose
+// speed wandered by a fifth, at a 5 % tolerance. The seed's floor became
+// the arms' own spread and the gate passed; the paired rule fails it.
+func TestIssue13TailSlowdown(t *testing.T) {
+	drift := []float64{100, 118, 84, 107, 93, 121, 88, 110}
+	ratios := []float64{1.12, 1.10, 1.14, 1.11, 1.13, 1.12, 1.00, 1.12}
+	head := make([]float64, len(drift))
+	for i := range drift {
+		head[i] = drift[i] * ratios[i]
+	}
+	m := Metric{ID: "p99.search", Class: Latency, Unit: "ms"}
+	for _, tc := range []struct {
+		rule string
+		code Code
+	}{{RuleSeed, Pass}, {RulePaired, Regression}} {
+		in := pairs(m, drift, head)
+		in.Rule, in.Tolerance = tc.rule, map[string]float64{"latency": 0.05}
+		v := Judge(in)
+		r := v.Metrics[0]
+		if v.Code != tc.code {
+			t.Errorf("%s rule: code %v (worse %.3f, threshold %.3f, %d of 8 pairs), want %v", tc.rule, v.Code, r.Worse, r.Threshold, r.PairsBreached, tc.code)
+		}
+		if r.CI.Lo < 1.05 {
+			t.Errorf("the interval [%.3f, %.3f] should lie beyond the tolerance, as in the issue", r.CI.Lo, r.CI.Hi)
+		}
+	}
+}
