@@ -307,7 +307,6 @@ func (c *checker) bases(ctx context.Context, repo, baseRef, tag string) []string
 	type ev struct {
 		name string
 		opts event.LocalOptions
-		why  string // why it is skipped, when it is
 	}
 	list := []ev{
 		{name: event.PullRequest, opts: event.LocalOptions{Head: headSHA, BaseRef: baseRef}},

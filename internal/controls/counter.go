@@ -266,7 +266,7 @@ func sqlCount(ctx context.Context, c plan.Counter, t Target) (float64, error) {
 	case float32:
 		return float64(x), nil
 	}
-	return 0, fmt.Errorf("counter %s: its sql gave %v (%T), not a number; select one integer, such as SELECT count(*) FROM ...", c.Name, v, v)
+	return 0, fmt.Errorf("counter %s: its sql gave %v (%T), not a number; select one integer, such as SELECT count(*) FROM the table", c.Name, v, v)
 }
 
 func clip(b []byte) string {

@@ -179,8 +179,9 @@ func TestControlsFailAndHeadPasses(t *testing.T) {
 		t.Fatalf("no store-write line in the notes %q", v.Notes)
 	}
 	answers := controls.Answers(rep.Input.Head, "create")
-	if answers < 50 {
-		t.Fatalf("the head answered %d creates, too few to mean anything", answers)
+	// 2 pairs of 2 s at 30 arrivals/s, one in three a create: 40.
+	if answers < 30 {
+		t.Fatalf("the head answered %d of its 40 measured creates as expected", answers)
 	}
 	if !strings.Contains(writes, "answered "+itoa(answers)+" requests") {
 		t.Errorf("the store-write line %q does not name the %d answers", writes, answers)

@@ -135,7 +135,7 @@ func TestEveryProofVerifies(t *testing.T) {
 	}
 	res, err := load.Run(t.Context(), load.Attack{
 		Target: srv.URL, Source: wrapped, Groups: groups,
-		Pacer:  load.ConstantPacer{Freq: 100}, Warmup: 200 * time.Millisecond, Duration: 2 * time.Second,
+		Pacer: load.ConstantPacer{Freq: 100}, Warmup: 200 * time.Millisecond, Duration: 2 * time.Second,
 	})
 	stop()
 	if err != nil {

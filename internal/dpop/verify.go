@@ -30,7 +30,7 @@ type Verifier struct {
 // none) and returns the proof's claims.
 func (v *Verifier) Verify(proof, method, url, authorization string) (Claims, error) {
 	var c Claims
-	jws, err := jose.ParseSigned(proof, []jose.SignatureAlgorithm{jose.ES256})
+	jws, err := jose.ParseSignedCompact(proof, []jose.SignatureAlgorithm{jose.ES256})
 	if err != nil {
 		return c, fmt.Errorf("parsing the proof: %w", err)
 	}
