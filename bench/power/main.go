@@ -199,7 +199,7 @@ func measureAll(ctx context.Context, o options) error {
 	}
 	var all []record
 	for _, pr := range o.profiles {
-		p, err := pr.plan()
+		p, err := pr.plan(o.target)
 		if err != nil {
 			return err
 		}
