@@ -2,7 +2,7 @@
 // fixed pool of W workers that each take S to serve a request, so its
 // capacity is exactly W/S requests a second. Requests beyond the pool wait
 // in a queue; past the queue limit it sheds with 503. Its /metrics page
-// (Prometheus text) carries the pool-wait gauge that leaves zero before the
+// (served by prometheus/client_golang) carries the pool-wait gauge that leaves zero before the
 // latency climbs, which is what the experiments' tests look for.
 package target
 
@@ -72,7 +72,7 @@ func (s *Server) meanWait() float64 {
 // Handler serves /metrics and every other path as one request for a worker.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/metrics", s.metrics)
+	mux.Handle("/metrics", s.metricsHandler())
 	mux.HandleFunc("/", s.serve)
 	return mux
 }
