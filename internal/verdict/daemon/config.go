@@ -38,19 +38,19 @@ func (s IO) env(name string) string {
 
 // config is everything serve reads.
 type config struct {
-	listen       string
-	store        db.Options
-	maxBody      int64
-	issuer       string
-	audience     string
-	allow        map[int64]string
-	reads        string
-	stallProne   string
-	maxRetries   int
-	learn        verdict.Learn
-	logLevel     string
-	shutdown     time.Duration
-	github       publish.Settings
+	listen     string
+	store      db.Options
+	maxBody    int64
+	issuer     string
+	audience   string
+	allow      map[int64]string
+	reads      string
+	stallProne string
+	maxRetries int
+	learn      verdict.Learn
+	logLevel   string
+	shutdown   time.Duration
+	github     publish.Settings
 }
 
 // allowList is the repeatable --allow-repo flag.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/perfgate/perfgate/internal/verdict"
@@ -35,7 +36,7 @@ func NewMetrics() *Metrics {
 		}, []string{"verdict", "cpu_model"}),
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.attempts,
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
