@@ -189,3 +189,24 @@ func logf(w io.Writer, format string, a ...any) {
 		fmt.Fprintf(w, format+"\n", a...)
 	}
 }
+
+// Preflight refuses, before anything starts, a plan whose checks need the
+// arms' store on a gate run without one, naming the plan's line.
+func Preflight(p *plan.Plan, withStore bool) error {
+	if withStore {
+		return nil
+	}
+	if len(p.StoreWrites) > 0 {
+		w := p.StoreWrites[0]
+		return exit.Refusef("%s:%d: [[store_writes]] counts the head's store's writes, but this gate runs without a store; run it with a store (perfgate ab --store) or remove the table", p.Path, w.Line)
+	}
+	for _, c := range p.Counters {
+		if c.SQL != "" {
+			return exit.Refusef("%s:%d: counter %s reads sql on the arm's store, but this gate runs without a store; run it with a store (perfgate ab --store) or read url = \"...\"", p.Path, c.Line, c.Name)
+		}
+	}
+	if c, ok := p.ControlOf(plan.ControlIdle); ok {
+		return exit.Refusef("%s:%d: the idle control plants a poller on the head's store, but this gate runs without a store; run it with a store (perfgate ab --store) or remove the control", p.Path, c.Line)
+	}
+	return nil
+}

@@ -71,6 +71,9 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 	if err := ClearReports(o.OutDir); err != nil {
 		return nil, err
 	}
+	if err := controls.Preflight(o.Plan, o.Store); err != nil {
+		return nil, err
+	}
 	base, head := o.Base, o.Head
 	ports, err := FreePorts(2)
 	if err != nil {
