@@ -15,26 +15,14 @@ import (
 	"github.com/perfgate/perfgate/internal/report/reporttest"
 	"github.com/perfgate/perfgate/internal/verdict"
 	"github.com/perfgate/perfgate/internal/verdict/client"
-	"github.com/perfgate/perfgate/internal/verdict/db/dbtest"
-	"github.com/perfgate/perfgate/internal/verdict/httpapi"
+	"github.com/perfgate/perfgate/internal/verdict/httpapi/apitest"
 )
 
-// service is the real HTTP API over a SQLite store with a token for
-// acme/api.
+// service is the real HTTP API (apitest) with a token for acme/api.
 func service(t *testing.T) (string, string) {
 	t.Helper()
-	st := dbtest.Open(t, "sqlite")
-	tok, hash, err := httpapi.NewToken()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.PutTokenHash(context.Background(), "acme/api", hash); err != nil {
-		t.Fatal(err)
-	}
-	h := httpapi.New(verdict.New(st, verdict.Config{}), httpapi.Options{Auth: &httpapi.Auth{TokenRepository: st.TokenRepository, ReadsPublic: true}})
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL, tok
+	s := apitest.Start(t, nil)
+	return s.URL, s.Token
 }
 
 func submission(t *testing.T, event string, run int64, n, exit int) verdict.Submission {

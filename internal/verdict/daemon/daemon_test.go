@@ -204,6 +204,29 @@ func burst(t *testing.T, url, token string, stop <-chan struct{}, started chan<-
 	return acked
 }
 
+// signalDuringBurst starts a burst of ingests against p, sends sig once
+// killAfter of them were acknowledged, waits for p to end (wait, when set,
+// does the waiting and checks how it ended), and returns the runs
+// acknowledged.
+func signalDuringBurst(t *testing.T, p *proc, token string, sig syscall.Signal, wait func()) []int64 {
+	t.Helper()
+	stop, started := make(chan struct{}), make(chan struct{})
+	var acked []int64
+	got := make(chan struct{})
+	go func() { acked = burst(t, p.url, token, stop, started); close(got) }()
+	<-started
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	if wait != nil {
+		wait()
+	}
+	<-p.exited
+	close(stop)
+	<-got
+	return acked
+}
+
 func checkStored(t *testing.T, url string, acked []int64) {
 	t.Helper()
 	missing := 0
@@ -228,17 +251,7 @@ func TestKillDuringBurstLosesNothingAcknowledged(t *testing.T) {
 			store := storeArgs(t, kind)
 			token := mintToken(t, store)
 			p := start(t, store)
-			stop, started := make(chan struct{}), make(chan struct{})
-			var acked []int64
-			got := make(chan struct{})
-			go func() { acked = burst(t, p.url, token, stop, started); close(got) }()
-			<-started
-			if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			<-p.exited
-			close(stop)
-			<-got
+			acked := signalDuringBurst(t, p, token, syscall.SIGKILL, nil)
 			if len(acked) < killAfter {
 				t.Fatalf("only %d attempts were acknowledged before the kill", len(acked))
 			}
@@ -253,24 +266,16 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 	store := storeArgs(t, "sqlite")
 	token := mintToken(t, store)
 	p := start(t, store)
-	stop, started := make(chan struct{}), make(chan struct{})
-	var acked []int64
-	got := make(chan struct{})
-	go func() { acked = burst(t, p.url, token, stop, started); close(got) }()
-	<-started
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-p.exited:
-		if p.err != nil {
-			t.Errorf("perfgate-verdictd exited with %v after SIGTERM, want 0\n%s", p.err, p.log())
+	acked := signalDuringBurst(t, p, token, syscall.SIGTERM, func() {
+		select {
+		case <-p.exited:
+			if p.err != nil {
+				t.Errorf("perfgate-verdictd exited with %v after SIGTERM, want 0\n%s", p.err, p.log())
+			}
+		case <-time.After(40 * time.Second):
+			t.Fatal("perfgate-verdictd did not stop within 40 s of SIGTERM")
 		}
-	case <-time.After(40 * time.Second):
-		t.Fatal("perfgate-verdictd did not stop within 40 s of SIGTERM")
-	}
-	close(stop)
-	<-got
+	})
 	q := start(t, store)
 	checkStored(t, q.url, acked)
 	if !strings.Contains(p.log(), `"msg":"stopped"`) {

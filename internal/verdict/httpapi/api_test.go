@@ -7,21 +7,19 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/report/reporttest"
 	"github.com/perfgate/perfgate/internal/verdict"
 	"github.com/perfgate/perfgate/internal/verdict/db"
-	"github.com/perfgate/perfgate/internal/verdict/db/dbtest"
 	"github.com/perfgate/perfgate/internal/verdict/httpapi"
+	"github.com/perfgate/perfgate/internal/verdict/httpapi/apitest"
 )
 
 func sha(i int) string { return fmt.Sprintf("%040x", i) }
 
-// api is the whole HTTP surface over a real SQLite store, on a loopback
-// httptest server, with a write token minted for acme/api.
+// api is the whole HTTP surface over a real SQLite store (apitest).
 type api struct {
 	url   string
 	st    *db.DB
@@ -30,25 +28,8 @@ type api struct {
 
 func newAPI(t *testing.T, configure func(a *httpapi.Auth, o *httpapi.Options)) *api {
 	t.Helper()
-	st := dbtest.Open(t, "sqlite")
-	tok, hash, err := httpapi.NewToken()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.PutTokenHash(context.Background(), "acme/api", hash); err != nil {
-		t.Fatal(err)
-	}
-	auth := &httpapi.Auth{TokenRepository: st.TokenRepository, ReadsPublic: true}
-	o := httpapi.Options{Auth: auth}
-	if configure != nil {
-		configure(auth, &o)
-	}
-	metrics := httpapi.NewMetrics()
-	o.Metrics = metrics
-	svc := verdict.New(st, verdict.Config{OnAttempt: metrics.Attempt})
-	srv := httptest.NewServer(httpapi.New(svc, o))
-	t.Cleanup(srv.Close)
-	return &api{url: srv.URL, st: st, token: tok}
+	s := apitest.Start(t, configure)
+	return &api{url: s.URL, st: s.Store, token: s.Token}
 }
 
 // submission is a body for POST /v1/attempts: an attempt of run on the
