@@ -2,12 +2,18 @@ package experiment
 
 import (
 	"flag"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/perfgate/perfgate/internal/experiment/target"
+	"github.com/perfgate/perfgate/internal/experiment/target/targettest"
 	"github.com/perfgate/perfgate/internal/load"
 )
 
@@ -306,31 +312,64 @@ func TestReportGolden(t *testing.T) {
 }
 
 func TestParseGauges(t *testing.T) {
-	text := `# HELP pool_wait_seconds Mean wait.
+	// Listed out of name order, with a counter, a histogram and a NaN gauge
+	// that are all skipped.
+	text := `# HELP queue_age_seconds Oldest item.
+# TYPE queue_age_seconds gauge
+queue_age_seconds{shard="1",queue="outbox"} 3.5 1700000000000
+# HELP pool_wait_seconds Mean wait.
 # TYPE pool_wait_seconds gauge
 pool_wait_seconds 0.25
 # TYPE requests_total counter
 requests_total 1027
-# TYPE queue_age_seconds gauge
-queue_age_seconds{queue="outbox",shard="1"} 3.5 1700000000000
 untyped_thing 7
+# TYPE broken_gauge gauge
+broken_gauge NaN
 # TYPE latency histogram
 latency_bucket{le="0.1"} 3
+latency_bucket{le="+Inf"} 3
+latency_sum 0.2
+latency_count 3
 `
-	got, err := parseGauges(strings.NewReader(text))
+	want := []sample{{"pool_wait_seconds", 0.25}, {`queue_age_seconds{queue="outbox", shard="1"}`, 3.5}, {"untyped_thing", 7}}
+	// The text format, and an endpoint whose Content-Type expfmt does not
+	// know, which is read as text.
+	for _, format := range []expfmt.Format{expfmt.FmtText, expfmt.FmtUnknown} {
+		got, err := parseGauges(strings.NewReader(text), format)
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: got %v, want %v", format, got, want)
+		}
+	}
+	if _, err := parseGauges(strings.NewReader("broken{a=\"b\" 1\n"), expfmt.FmtText); err == nil {
+		t.Error("unclosed labels: want an error")
+	}
+
+	// The capacity target answers the scraper's Accept with delimited
+	// protobuf; its three gauges come back by name, its counters skipped.
+	url := targettest.Start(t, target.Config{Workers: 2, Service: time.Millisecond})
+	req, _ := http.NewRequest("GET", url+"/metrics", nil)
+	req.Header.Set("Accept", accept)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []sample{{"pool_wait_seconds", 0.25}, {`queue_age_seconds{queue="outbox",shard="1"}`, 3.5}, {"untyped_thing", 7}}
-	if len(got) != len(want) {
-		t.Fatalf("got %v, want %v", got, want)
+	defer resp.Body.Close()
+	format := expfmt.ResponseFormat(resp.Header)
+	if format.FormatType() != expfmt.TypeProtoDelim {
+		t.Errorf("the target answered %q (%s), want delimited protobuf", resp.Header.Get("Content-Type"), format)
 	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("sample %d: %v, want %v", i, got[i], want[i])
-		}
+	got, err := parseGauges(resp.Body, format)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := parseGauges(strings.NewReader("broken{a=\"b\" 1\n")); err == nil {
-		t.Error("unclosed labels: want an error")
+	var names []string
+	for _, g := range got {
+		names = append(names, g.name)
+	}
+	if w := []string{"capacity_pool_in_use", "capacity_pool_wait_seconds", "capacity_queue_length"}; !slices.Equal(names, w) {
+		t.Errorf("the target's gauges %v, want %v", names, w)
 	}
 }

@@ -1,16 +1,19 @@
 package experiment
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
 )
 
 // scraper reads Prometheus endpoints every interval while the run goes on.
@@ -97,6 +100,7 @@ func (s *scraper) scrape(ctx context.Context, ep string) ([]sample, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scraping %s: %w", ep, err)
 	}
+	req.Header.Set("Accept", accept)
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("scraping %s: %w", ep, err)
@@ -105,7 +109,7 @@ func (s *scraper) scrape(ctx context.Context, ep string) ([]sample, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("scraping %s: status %d", ep, resp.StatusCode)
 	}
-	return parseGauges(io.LimitReader(resp.Body, 8<<20))
+	return parseGauges(io.LimitReader(resp.Body, 8<<20), expfmt.ResponseFormat(resp.Header))
 }
 
 // gauges returns what was scraped, in first-seen order, and one note per
@@ -131,61 +135,47 @@ type sample struct {
 	value float64
 }
 
-// parseGauges reads the gauges (and untyped values) of a Prometheus text
-// exposition. Counters, histograms and summaries only ever rise, so they
-// cannot "leave a resting value" and are skipped.
+// accept asks for the delimited protobuf format first (no text to parse)
+// and the text format after it, as Prometheus itself does.
+var accept = string(expfmt.FmtProtoDelim) + ";q=0.7," + string(expfmt.FmtText) + ";q=0.3"
+
+// parseGauges reads the gauges (and untyped values) of one scrape in the
+// format the endpoint answered with (prometheus/common/expfmt; an unknown
+// Content-Type is read as text, as expfmt does). Counters, histograms and
+// summaries only ever rise, so they cannot "leave a resting value" and are
+// skipped. A sample is named as model.Metric writes it:
+// `name{label="value", ...}`.
 //
-// This reads the text format itself rather than through
-// prometheus/common/expfmt: this module's go.mod does not carry the modules
-// expfmt needs (goautoneg, go-abnf, protobuf), so importing it does not
-// build. It reads the lines a gauge needs: `# TYPE name kind` and
-// `name{labels} value [timestamp]`.
-func parseGauges(r io.Reader) ([]sample, error) {
-	kinds := map[string]string{}
-	var out []sample
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
+// expfmt's text decoder hands the families back in map order, so they are
+// sorted by name: the order client_golang serves them in, and the same at
+// every scrape, which the first-moved tie-break relies on.
+func parseGauges(r io.Reader, format expfmt.Format) ([]sample, error) {
+	dec := expfmt.NewDecoder(r, format)
+	var fams []*dto.MetricFamily
+	for {
+		f := &dto.MetricFamily{}
+		err := dec.Decode(f)
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		if strings.HasPrefix(line, "#") {
-			f := strings.Fields(line)
-			if len(f) >= 4 && f[1] == "TYPE" {
-				kinds[f[2]] = f[3]
-			}
-			continue
+		if err != nil {
+			return nil, fmt.Errorf("reading the gauges: %w", err)
 		}
-		name, rest := line, ""
-		if i := strings.IndexByte(line, '{'); i >= 0 {
-			j := strings.LastIndexByte(line, '}')
-			if j < i {
-				return nil, fmt.Errorf("reading the gauges: unclosed labels in %q", line)
-			}
-			name, rest = line[:j+1], strings.TrimSpace(line[j+1:])
-		} else if f := strings.Fields(line); len(f) >= 2 {
-			name, rest = f[0], strings.Join(f[1:], " ")
+		if t := f.GetType(); t == dto.MetricType_GAUGE || t == dto.MetricType_UNTYPED {
+			fams = append(fams, f)
 		}
-		base := name
-		if i := strings.IndexByte(base, '{'); i >= 0 {
-			base = base[:i]
-		}
-		if !isGauge(kinds, base) {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
-			return nil, fmt.Errorf("reading the gauges: no value in %q", line)
-		}
-		v, err := strconv.ParseFloat(f[0], 64)
-		if err != nil || math.IsNaN(v) {
-			continue
-		}
-		out = append(out, sample{name: name, value: v})
 	}
-	if err := sc.Err(); err != nil {
+	slices.SortStableFunc(fams, func(a, b *dto.MetricFamily) int { return strings.Compare(a.GetName(), b.GetName()) })
+	vec, err := expfmt.ExtractSamples(&expfmt.DecodeOptions{}, fams...)
+	if err != nil {
 		return nil, fmt.Errorf("reading the gauges: %w", err)
+	}
+	var out []sample
+	for _, v := range vec {
+		if math.IsNaN(float64(v.Value)) {
+			continue
+		}
+		out = append(out, sample{name: v.Metric.String(), value: float64(v.Value)})
 	}
 	return out, nil
 }
@@ -196,7 +186,8 @@ func parseGauges(r io.Reader) ([]sample, error) {
 // value, or 1e-9 when the gauge rested still at zero. The first gauge to
 // move is reported with how long before the latency crossed its line (the
 // objective, or else 1.5 times the first stage's p95 in the per-second
-// series). Ties go to the gauge the endpoint lists first.
+// series). Ties go to the gauge scraped first: the first endpoint, then
+// the first by name.
 func gauges(r *Report) {
 	if len(r.Gauges) == 0 || len(r.Stages) == 0 {
 		return
@@ -266,18 +257,4 @@ func gauges(r *Report) {
 		m.Text += fmt.Sprintf("; p95 never crossed %s (%.1f ms)", what, line)
 	}
 	r.FirstMoved = m
-}
-
-// isGauge says whether a sample of this name is a gauge's (or untyped): a
-// histogram's or a summary's _bucket, _sum and _count samples are not.
-func isGauge(kinds map[string]string, name string) bool {
-	if k, ok := kinds[name]; ok {
-		return k == "gauge" || k == "untyped"
-	}
-	for _, suffix := range []string{"_bucket", "_sum", "_count", "_total", "_created"} {
-		if k, ok := kinds[strings.TrimSuffix(name, suffix)]; ok && strings.HasSuffix(name, suffix) {
-			return k == "gauge" || k == "untyped"
-		}
-	}
-	return true
 }
