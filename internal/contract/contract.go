@@ -5,11 +5,14 @@
 package contract
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -45,6 +48,9 @@ type Contract struct {
 	Seeds     map[string][]string // service -> files it is seeded from (compose cannot know them)
 	Plan      string              // the load plan
 	Legacy    *Legacy             // where overrides come from in a tree without the override file
+	// Prepare is the [prepare] step's commands (argv each), run before the
+	// arms start (RunPrepare): the seed mints its keys and tokens there.
+	Prepare [][]string
 
 	// BuildImage, when set, is the docker image the build runs in, with
 	// the tree mounted at its own path (build.go); empty: on this machine.
@@ -82,8 +88,14 @@ type gateTOML struct {
 	Plan      string              `toml:"plan"`
 	Env       map[string]string   `toml:"env"`
 	Legacy    *Legacy             `toml:"legacy"`
+	Prepare   *prepareTOML        `toml:"prepare"`
 
 	BuildImage string `toml:"build_image"`
+}
+
+// prepareTOML is the [prepare] table.
+type prepareTOML struct {
+	Commands []string `toml:"commands"`
 }
 
 var (
@@ -141,7 +153,7 @@ func parse(data []byte) (*Contract, error) {
 		// The first in the file, so fixing from the top converges.
 		sort.Slice(und, func(i, j int) bool { return lines[und[i].String()] < lines[und[j].String()] })
 		k := und[0].String()
-		return nil, exit.Refusef("%s:%d: unknown key %q: the keys are build, build_image, binary, start, check, config, config_env, overrides, prefix, ready, compose, seeds, plan, [env] and [legacy] (see docs/contract.md)",
+		return nil, exit.Refusef("%s:%d: unknown key %q: the keys are build, build_image, binary, start, check, config, config_env, overrides, prefix, ready, compose, seeds, plan, [env], [legacy] and [prepare] (see docs/contract.md)",
 			GateFile, max(lines[k], 1), k)
 	}
 	c := &Contract{
@@ -162,7 +174,84 @@ func parse(data []byte) (*Contract, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
+	if err := c.prepareArgv(g.Prepare); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// prepareArgv splits the [prepare] commands; only @DIR@ (the run's
+// folder) is filled in.
+func (c *Contract) prepareArgv(p *prepareTOML) error {
+	if p == nil {
+		return nil
+	}
+	if len(p.Commands) == 0 {
+		return c.refuse("prepare", "[prepare] has no commands: write commands = [\"mint-keys @DIR@\"] or remove the table")
+	}
+	for i, cmd := range p.Commands {
+		key := fmt.Sprintf("prepare.commands.%d", i)
+		if _, ok := c.lines[key]; !ok {
+			key = "prepare.commands"
+		}
+		argv, err := SplitWords(cmd)
+		if err != nil {
+			return c.refuse(key, "[prepare] command %q: %v", cmd, err)
+		}
+		if len(argv) == 0 {
+			return c.refuse(key, "[prepare] command %d is empty: name the program to run", i+1)
+		}
+		for _, a := range argv {
+			for _, ph := range placeholder.FindAllString(a, -1) {
+				if ph != "@DIR@" {
+					return c.refuse(key, "[prepare] command %q uses the placeholder %s: only @DIR@ (the run's folder) is filled in", cmd, ph)
+				}
+			}
+		}
+		c.Prepare = append(c.Prepare, argv)
+	}
+	return nil
+}
+
+// RunPrepare runs the [prepare] commands in order in tree (the head's
+// checkout), @DIR@ filled with dir (the run's folder, made first), before
+// any arm starts. A command that fails stops the run with exit 2, naming
+// it and quoting the end of its output.
+func (c *Contract) RunPrepare(ctx context.Context, tree, dir string, log io.Writer) error {
+	if len(c.Prepare) == 0 {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("preparing the run: %w", err)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return fmt.Errorf("preparing the run: making %s: %w", abs, err)
+	}
+	for i, argv := range c.Prepare {
+		args := make([]string, len(argv))
+		for k, a := range argv {
+			args[k] = strings.ReplaceAll(a, "@DIR@", abs)
+		}
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Dir = tree
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return exit.Refusef("%s: [prepare] command %d (%s) failed: %v; its output ends: %s", GateFile, i+1, strings.Join(argv, " "), err, tailOf(out, 400))
+		}
+		if log != nil {
+			fmt.Fprintf(log, "prepare: %s\n", strings.Join(argv, " "))
+		}
+	}
+	return nil
+}
+
+func tailOf(b []byte, n int) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > n {
+		s = "..." + s[len(s)-n:]
+	}
+	return strings.ReplaceAll(s, "\n", " / ")
 }
 
 // refuse names key's line, or line 1 for a key the file does not write

@@ -75,6 +75,12 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// The head's [prepare] step mints what the plan and the arms read (the
+	// seed's keys and tokens under target/perf-run), in the checkout,
+	// before the plan's variable files are read or anything starts.
+	if err := headC.RunPrepare(ctx, pr.Repo, pr.Out, pr.Log); err != nil {
+		return nil, err
+	}
 	p, vars, err := pr.plan(headC)
 	if err != nil {
 		return nil, err
