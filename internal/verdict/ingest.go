@@ -51,13 +51,8 @@ func parseAttempt(sub Submission, now time.Time) (*Attempt, error) {
 	for _, m := range r.Verdict.Metrics {
 		a.Metrics = append(a.Metrics, MetricPoint{ID: m.ID, Base: m.Base, Head: m.Head, Ratio: m.Ratio, Fail: m.Fail})
 	}
-	// Stored compact: the same JSON, without the indentation the gate
-	// writes for people.
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return nil, inputf("report", "%v", err)
-	}
-	a.Report = buf.Bytes()
+	// Stored as the gate wrote it: the raw JSON, byte for byte.
+	a.Report = append(json.RawMessage(nil), raw...)
 	a.parsed = &r
 	return a, nil
 }
