@@ -20,6 +20,7 @@ const Mask = "***"
 type Set struct {
 	secrets []string // longest first, no empty values, no duplicates
 	maxLen  int
+	first   [256]bool // the first bytes of the secrets: where one may begin
 }
 
 // New makes a set of the given values; empty values are ignored.
@@ -31,6 +32,7 @@ func New(values ...string) *Set {
 			continue
 		}
 		seen[v] = true
+		s.first[v[0]] = true
 		s.secrets = append(s.secrets, v)
 		s.maxLen = max(s.maxLen, len(v))
 	}
@@ -90,7 +92,7 @@ func (s *Set) cut(text string, final bool) (done, rest string) {
 // start of a longer secret, or -1.
 func (s *Set) partial(text string, from int) int {
 	for p := max(from, len(text)-(s.maxLen-1)); p < len(text); p++ {
-		if s.begins(text[p:]) {
+		if s.first[text[p]] && s.begins(text[p:]) {
 			return p
 		}
 	}

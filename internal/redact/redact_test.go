@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -125,4 +126,20 @@ func FuzzWriter(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkWriterLogLines: an arm logging 120-byte lines through a set
+// holding a 1 KB token (a JWT's size) and its escaped form.
+func BenchmarkWriterLogLines(b *testing.B) {
+	tok := "eyJ" + strings.Repeat("a1B2c3D4", 128)
+	s := New(tok, tok+"%3D")
+	line := []byte(`2026-12-01T10:00:00Z INFO GET /items/42 status=200 dur=1.2ms user-agent="perfgate" remote=127.0.0.1:5555` + "\n")
+	w := s.NewWriter(io.Discard)
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := w.Write(line); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
