@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -134,6 +135,9 @@ func parseArmsFile(path string, data []byte) (*armsFile, error) {
 	}
 	if f.Base.Port != 0 && f.Base.Port == f.Head.Port {
 		return nil, p.at([]string{"head", "port"}, "both arms have port %d, and two services cannot listen on one port; give each arm its own port, or leave port out for a free one", f.Head.Port)
+	}
+	if f.Base.Dir != "" && filepath.Clean(f.Base.Dir) == filepath.Clean(f.Head.Dir) {
+		return nil, p.at([]string{"head", "dir"}, "both arms have dir %q, where each arm's store.dsn and files would overwrite the other's; give each arm its own folder", f.Head.Dir)
 	}
 	if b, h := fixedAddr(f.Base), fixedAddr(f.Head); b != "" && b == h {
 		return nil, p.at([]string{"head", "url"}, "both arms' url point at %s, so both arms' load would reach one service; give each arm its own port", h)
