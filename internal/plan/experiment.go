@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +60,11 @@ var experimentModels = []string{"open", "closed", "population", "clients"}
 
 var phaseKinds = []string{"ramp", "plateau", "spike", "recovery"}
 
+// unreadHitKeys are the ways of naming a hit other than by status that a
+// plan may try (issue 15 names a header and a JSON field); each is refused
+// with why.
+var unreadHitKeys = []string{"hit_header", "hit_field", "hit_json"}
+
 // defaultExperiment holds the defaults: 99 % success, p95, a knee may move
 // 10 % before it is a regression.
 func defaultExperiment() Experiment {
@@ -95,7 +101,23 @@ func (ps *parser) experiment(raw map[string]any) {
 		return
 	}
 	e.Model = model
-	ps.known(m, ep, fmt.Sprintf("[experiment] with model = %q", model), append(common, own...)...)
+	// A hit named by a header or a JSON field would need every answer's
+	// headers or body, and the load engine keeps only its status: its
+	// HTTP/1.1 parser reads the header lines for the framing and the
+	// server-timing header and drops the rest. Say that at the key's line
+	// rather than calling the key a typo.
+	known, cloned := m, false
+	for _, k := range unreadHitKeys {
+		if _, ok := m[k]; ok {
+			ps.at(ep, k, "%s is not read: perfgate keeps each answer's status, never its headers or body, so a hit can only be a status; "+
+				"write hit_status = [200] with the statuses the target answers hits with (docs/experiment.md, \"Hit ratio\")", k)
+			if !cloned {
+				known, cloned = maps.Clone(m), true // the plan's own table stays whole
+			}
+			delete(known, k)
+		}
+	}
+	ps.known(known, ep, fmt.Sprintf("[experiment] with model = %q", model), append(common, own...)...)
 	for _, k := range []struct {
 		key string
 		dst *string

@@ -106,6 +106,10 @@ func TestExperimentRefusals(t *testing.T) {
 		{"model = \"population\"\nusers = 10\nduration = \"1m\"", "plan.toml:12: a population experiment needs the mean think time"},
 		{"model = \"clients\"\nclients = 2\non_error = \"stop\"\nduration = \"1m\"", `plan.toml:15: on_error "stop" is not a choice`},
 		{"model = \"population\"\nusers = 1\nthink = \"1s\"\nduration = \"1m\"\ncontrol = \"single\"", "a control ramp repeats a ramp"},
+		// A header or a JSON field is refused at its own line with why, not
+		// as a typo of hit_status.
+		{"model = \"closed\"\nmax_concurrency = 4\nhit_header = \"X-Cache: HIT\"", `plan.toml:15: hit_header is not read: perfgate keeps each answer's status, never its headers or body, so a hit can only be a status; write hit_status = [200]`},
+		{"model = \"closed\"\nmax_concurrency = 4\nhit_field = \"cache.hit\"", `plan.toml:15: hit_field is not read`},
 	} {
 		_, err := Parse("plan.toml", []byte(experimentGroups+"\n[experiment]\n"+tc.toml+"\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
