@@ -126,6 +126,14 @@ func (c *checker) contract(_ context.Context, dir, arm string) *contract.Contrac
 		how = "overrides derived from " + k.Legacy.Script + "'s " + k.Legacy.Function + "()"
 	}
 	c.ok(arm+" gate file", "%s: build, start %q, config %s, %s, prefix %s, compose %v, plan %s", contract.GateFile, k.Start, k.Config, how, k.Prefix, k.Compose, k.Plan)
+	if len(k.Prepare) > 0 && arm == "head" {
+		// Listed, not run: a check starts nothing.
+		cmds := make([]string, len(k.Prepare))
+		for i, argv := range k.Prepare {
+			cmds[i] = strings.Join(argv, " ")
+		}
+		c.ok("prepare", "%d command(s), run by perfgate run before the plan is read: %s", len(cmds), strings.Join(cmds, "; "))
+	}
 	return k
 }
 

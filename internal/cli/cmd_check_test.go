@@ -103,6 +103,7 @@ func TestCheckPassesOnTheFixture(t *testing.T) {
 	}
 	for _, want := range []string{
 		"ok    head gate file: perf/gate.toml",
+		"ok    prepare: 1 command(s), run by perfgate run before the plan is read: openssl ecparam -name prime256v1 -genkey -noout -out @DIR@/dpop.pem",
 		"ok    head config: perf/service.toml rendered on port 8080 with 3 override(s) SVC__USAGE__ENABLED SVC__LOG SVC__CACHE__ENABLED",
 		"ok    plan: perf/plan.toml: 3 group(s), 4 pair(s) at 20/s; idle 1m0s, CPU under 2 % of a core, store under 1 tx/s",
 		"ok    rate rule: emergency 6.67/s under 7/s",
@@ -138,6 +139,7 @@ func TestCheckPassesOnTheFixture(t *testing.T) {
 func TestCheckNamesEachFault(t *testing.T) {
 	faults := []fault{
 		{"unknown gate key", "head", "perf/gate.toml", `ready = "/health"`, "ready = \"/health\"\nreadyy = \"/x\"", "perf/gate.toml:11: unknown key \"readyy\""},
+		{"prepare placeholder", "head", "perf/gate.toml", "-out @DIR@/dpop.pem", "-out @RUN@/dpop.pem", "perf/gate.toml:23: [prepare] command"},
 		{"bad prefix", "head", "perf/gate.toml", `prefix = "SVC__"`, `prefix = "SVC-"`, "perf/gate.toml:9:"},
 		{"override without the prefix", "head", "perf/arm.env", "SVC__CACHE__ENABLED=true", "LOG_LEVEL=debug", "perf/arm.env:3:"},
 		{"override that is no assignment", "head", "perf/arm.env", "SVC__LOG=info", "SVC__LOG info", "perf/arm.env:2:"},
