@@ -123,13 +123,15 @@ func (c *Contract) buildCommand(ctx context.Context, out string) (*exec.Cmd, err
 var imageRefRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._/:@+-]*$`)
 
 // keepContract copies what rendering and checking read (the gate file, the
-// service config, the overrides or the legacy script, the plan) so the arm
+// service config, the overrides or the legacy script, the plan and the
+// files it reads) so the arm
 // can be rendered after unpack without its tree.
 func (c *Contract) keepContract(dir string) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("clearing %s: %w", dir, err)
 	}
 	files := []string{GateFile, c.Config, c.Overrides, c.Plan}
+	files = append(files, planFiles(c.Tree, c.Plan)...)
 	if c.Legacy != nil {
 		files = append(files, c.Legacy.Script)
 	}
