@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 // Control kinds: a control proves on every run that the gate can still
@@ -48,7 +50,7 @@ func (ps *parser) controls(raw map[string]any) {
 		}
 		c.Kind = kind
 		if first, dup := kinds[kind]; dup {
-			ps.at(cp, "kind", "a %s control is already declared on line %d; keep one", kind, first)
+			ps.at(cp, "kind", "the %s control is already declared on line %d; keep one", kind, first)
 		}
 		kinds[kind] = ps.lineOf(join(cp, "kind"))
 		switch kind {
@@ -70,16 +72,24 @@ func (ps *parser) controls(raw map[string]any) {
 				ps.at(cp, "plan", "the idle control's plan is this plan; write plan = \"busy-loop.toml\", a plan of its own")
 				break
 			}
+			// A control plan with controls of its own is refused before it
+			// is parsed, so two plans naming each other cannot recurse.
+			if data, err := readRegular(path, 16<<20); err == nil {
+				var raw map[string]any
+				if _, err := toml.Decode(string(data), &raw); err == nil {
+					if _, has := raw["control"]; has {
+						ps.at(cp, "plan", "the idle control's plan %s declares controls of its own; remove its [[control]] tables", f)
+						break
+					}
+				}
+			}
 			sub, err := ParseFile(path)
 			if err != nil {
 				// Its own refusal names its own file and line.
 				ps.at(cp, "plan", "the idle control's plan is refused: %v", err)
 				break
 			}
-			switch {
-			case len(sub.Controls) > 0:
-				ps.at(cp, "plan", "the idle control's plan %s declares controls of its own; remove its [[control]] tables", f)
-			case sub.AB.Idle <= 0:
+			if sub.AB.Idle <= 0 {
 				ps.at(cp, "plan", "the idle control's plan %s has no idle phase ([ab] idle = \"0s\"); write idle = \"60s\" in its [ab]", f)
 			}
 			c.Plan = sub
