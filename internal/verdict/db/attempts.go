@@ -32,6 +32,11 @@ func (db *DB) PutAttempt(ctx context.Context, a *verdict.Attempt, r *verdict.Run
 		exit = *f.ExitCode
 	}
 	report := string(a.Report)
+	done, err := db.writing(ctx)
+	if err != nil {
+		return verdict.Attempt{}, false, err
+	}
+	defer done()
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return verdict.Attempt{}, false, fmt.Errorf("storing attempt %d of run %d of %s: %w", f.Attempt, f.RunID, f.Repository, err)
@@ -253,7 +258,12 @@ func (db *DB) Trends(ctx context.Context, repo string, runs int) ([]verdict.Tren
 
 // PutTokenHash stores a write token's hash for repo.
 func (db *DB) PutTokenHash(ctx context.Context, repo, hash string) error {
-	_, err := db.sql.ExecContext(ctx, `INSERT INTO tokens (hash, repo, created_ns) VALUES ($1, $2, $3)
+	done, err := db.writing(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	_, err = db.sql.ExecContext(ctx, `INSERT INTO tokens (hash, repo, created_ns) VALUES ($1, $2, $3)
 		ON CONFLICT (hash) DO UPDATE SET repo = excluded.repo`, hash, repo, time.Now().UnixNano())
 	if err != nil {
 		return fmt.Errorf("storing a token for %s: %w", repo, err)

@@ -91,6 +91,11 @@ func (db *DB) Migrate(ctx context.Context) ([]int, error) {
 }
 
 func (db *DB) applyOne(ctx context.Context, m migration) (bool, error) {
+	done, err := db.writing(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer done()
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return false, err

@@ -38,6 +38,25 @@ type DB struct {
 	sql      *sql.DB
 	postgres bool
 	where    string // for messages: the file, or the host and database
+	// writes queues SQLite's writers in the process: SQLite takes one
+	// writer at a time, and a writer it turns away sleeps in steps of up
+	// to 100 ms (its busy handler) where a queue hands over at once.
+	// PostgreSQL writers run side by side (nil).
+	writes chan struct{}
+}
+
+// writing waits for the write queue (SQLite only), or for ctx to end;
+// call the func it returns when the write is done.
+func (db *DB) writing(ctx context.Context) (func(), error) {
+	if db.writes == nil {
+		return func() {}, nil
+	}
+	select {
+	case db.writes <- struct{}{}:
+		return func() { <-db.writes }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting to write to %s: %w", db.where, ctx.Err())
+	}
 }
 
 var _ verdict.Store = (*DB)(nil)
@@ -72,7 +91,7 @@ func openSQLite(ctx context.Context, dir string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the store %s: %w", path, err)
 	}
-	db := &DB{sql: d, where: path}
+	db := &DB{sql: d, where: path, writes: make(chan struct{}, 1)}
 	if err := db.Ping(ctx); err != nil {
 		d.Close()
 		return nil, err

@@ -15,6 +15,11 @@ const runColumns = `repo, run_id, event, head_sha, base_sha, pr, merge_group_sha
 
 // PutRun inserts or replaces a run's header and verdict.
 func (db *DB) PutRun(ctx context.Context, r *verdict.Run) error {
+	done, err := db.writing(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
 	return putRun(ctx, db.sql, r)
 }
 
