@@ -40,6 +40,11 @@ type Attack struct {
 	// Remote allows a target beyond loopback: a capacity experiment's
 	// usual target is a staging host. The gate never sets it.
 	Remote bool
+	// Engine chooses what sends an open-loop attack's requests (a Model's
+	// closed loop, population and clients always run on the worker
+	// engine's parts). The zero value is the event loop where it serves
+	// (Linux, plain HTTP) and the worker engine elsewhere.
+	Engine Engine
 	// observe sees every hit before the recorder does (model.go's stages).
 	observe func(origin time.Time, h *hit)
 	// drawStage, when set, says which part of the data an arrival due at
@@ -135,7 +140,7 @@ func Run(ctx context.Context, a Attack) (*Result, error) {
 		origin = time.Now()
 	}
 	origin = origin.Add(a.Offset)
-	if !useWorkers {
+	if a.Engine != EngineWorkers {
 		if r, ok := runLoop(ctx, &a, ep, origin); ok {
 			return r, nil
 		}
@@ -154,9 +159,18 @@ func Run(ctx context.Context, a Attack) (*Result, error) {
 	return collect(ctx, &a, t), nil
 }
 
-// useWorkers forces the worker engine, which otherwise serves only TLS
-// targets and systems without the event loop (see loop_linux.go).
-var useWorkers bool
+// Engine is what sends an open-loop attack's requests.
+type Engine uint8
+
+const (
+	// EngineAuto is the event loop (loop_linux.go) where it serves, and
+	// the worker engine for TLS targets and systems without the loop.
+	EngineAuto Engine = iota
+	// EngineWorkers is the worker engine everywhere: a goroutine per
+	// connection, the same parser and recorder. The tests run each case on
+	// both engines with it.
+	EngineWorkers
+)
 
 // attacker is the worker engine: a scheduling goroutine hands each arrival
 // to a goroutine per connection, and collect records their hits.

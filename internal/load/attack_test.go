@@ -225,7 +225,7 @@ func testCancelReturnsPartial(t *testing.T) {
 	time.AfterFunc(1500*time.Millisecond, cancel)
 	began := time.Now()
 	r, err := load.Run(ctx, load.Attack{Target: srv.URL, Source: src, Groups: groups, Pacer: load.ConstantPacer{Freq: 100},
-		Warmup: 500 * time.Millisecond, Duration: 10 * time.Second})
+		Warmup: 500 * time.Millisecond, Duration: 10 * time.Second, Engine: engine})
 	took := time.Since(began)
 	if err != nil {
 		t.Fatal(err)

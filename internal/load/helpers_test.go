@@ -47,6 +47,7 @@ func run(t *testing.T, a load.Attack) *load.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), a.Warmup+a.Duration+20*time.Second)
 	defer cancel()
+	a.Engine = engine
 	r, err := load.Run(ctx, a)
 	if err != nil {
 		t.Fatalf("load.Run: %v", err)
@@ -61,6 +62,12 @@ func within(t *testing.T, what string, got, want, tol float64) {
 	}
 }
 
+// engine is the engine bothEngines's current case runs on; run and
+// runModel set it on the attacks they are given, and the tests that call
+// load.Run themselves write Engine: engine. The tests in this package do
+// not run in parallel, so one variable serves.
+var engine load.Engine
+
 // bothEngines runs a test on the event loop and on the worker engine.
 func bothEngines(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
@@ -70,9 +77,12 @@ func bothEngines(t *testing.T, f func(t *testing.T)) {
 			name = "workers"
 		}
 		t.Run(name, func(t *testing.T) {
-			saved := *load.UseWorkers
-			*load.UseWorkers = workers
-			t.Cleanup(func() { *load.UseWorkers = saved })
+			saved := engine
+			engine = load.EngineAuto
+			if workers {
+				engine = load.EngineWorkers
+			}
+			t.Cleanup(func() { engine = saved })
 			f(t)
 		})
 	}

@@ -63,7 +63,7 @@ func testEndlessTargetsCancel(t *testing.T) {
 			var canceled time.Time
 			time.AfterFunc(after, func() { canceled = time.Now(); cancel() })
 			r, err := load.Run(ctx, load.Attack{Target: target, Source: src, Groups: []load.Group{{Name: "x", Expect: []int{200}}},
-				Pacer: load.ConstantPacer{Freq: 20}, Duration: 30 * time.Second})
+				Pacer: load.ConstantPacer{Freq: 20}, Duration: 30 * time.Second, Engine: engine})
 			if err != nil {
 				t.Fatal(err)
 			}

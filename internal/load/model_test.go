@@ -16,6 +16,7 @@ func runModel(t *testing.T, a load.Attack, limit time.Duration) *load.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
+	a.Engine = engine
 	r, err := load.Run(ctx, a)
 	if err != nil {
 		t.Fatalf("load.Run: %v", err)

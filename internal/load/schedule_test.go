@@ -37,7 +37,7 @@ func TestStalledThenCanceledCountsEveryArrivalDue(t *testing.T) {
 		time.AfterFunc(2300*time.Millisecond, cancel)
 		time.AfterFunc(2600*time.Millisecond, func() { close(release) })
 		r, err := load.Run(ctx, load.Attack{Target: srv.URL, Source: src, Groups: []load.Group{{Name: "g"}},
-			Pacer: load.ConstantPacer{Freq: 5}, Duration: 2 * time.Second})
+			Pacer: load.ConstantPacer{Freq: 5}, Duration: 2 * time.Second, Engine: engine})
 		if err != nil {
 			t.Fatal(err)
 		}

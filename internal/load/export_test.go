@@ -1,4 +1,0 @@
-package load
-
-// UseWorkers lets the external tests run each case on both engines.
-var UseWorkers = &useWorkers
