@@ -25,7 +25,7 @@ func init() {
 // The demo's short profile: under two minutes on a 2-core machine with
 // every stage, enough for four pairs to agree on the head's doubled sleep.
 // --full runs the seed's profile (60 s idle, 4 x (10 s + 60 s) at 20/s).
-var demoProfile = plan.AB{Pairs: 4, Warmup: 2 * time.Second, Measure: 8 * time.Second, Rate: 50, Idle: 5 * time.Second}
+var demoProfile = plan.AB{Pairs: 4, Warmup: 2 * time.Second, Measure: 8 * time.Second, Rate: 25, Idle: 5 * time.Second}
 
 // runDemo is the whole pipeline over a repository it builds: the event's
 // base, both arms built from their own trees (`perfgate prepare`), the
@@ -170,6 +170,13 @@ func runDemoService(ctx context.Context, s *IO, args []string) error {
 	if check {
 		fmt.Fprintf(s.Out, "demo-service: %s is fine\n", config)
 		return nil
+	}
+	reg, err := demo.ReadRegistry(c)
+	if err != nil {
+		return exit.Refuse(err)
+	}
+	for name, svc := range reg.Services {
+		fmt.Fprintf(s.Err, "demo-service: the registry names %s at %s\n", name, svc.Address)
 	}
 	settings, err := demo.ServiceArgs(ctx, c, 30*time.Second)
 	if err != nil {

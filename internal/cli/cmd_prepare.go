@@ -52,7 +52,9 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 		return fmt.Errorf("reading the head's contract: %w", err)
 	}
 
-	choice, err := base.Resolve(ctx, *repo, ev, contract.InCommit)
+	// A commit without a gate file carries the contract when the head's
+	// declares how to read legacy trees and its script sets overrides.
+	choice, err := base.Resolve(ctx, *repo, ev, contract.InCommitWith(head))
 	if err != nil {
 		return err
 	}
@@ -68,7 +70,7 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 	if err := contract.WriteTreeManifest(baseDir); err != nil {
 		return err
 	}
-	baseC, err := contract.Load(tree)
+	baseC, err := contract.LoadBase(tree, head)
 	if err != nil {
 		return fmt.Errorf("reading the base's contract at %s: %w", prepareShort(choice.Commit), err)
 	}

@@ -135,6 +135,15 @@ func (c *Contract) keepContract(dir string) error {
 	if c.Legacy != nil {
 		files = append(files, c.Legacy.Script)
 	}
+	if c.gateFromHead {
+		// A legacy tree has no gate file: the head's, read over it, is kept.
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(filepath.FromSlash(GateFile))), 0o755); err != nil {
+			return fmt.Errorf("keeping the contract file %s: %w", GateFile, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(GateFile)), c.gate, 0o644); err != nil {
+			return fmt.Errorf("keeping the contract file %s: %w", GateFile, err)
+		}
+	}
 	for _, f := range files {
 		src := c.path(f)
 		fi, err := os.Stat(src)

@@ -48,6 +48,10 @@ type Contract struct {
 	Seeds     map[string][]string // service -> files it is seeded from (compose cannot know them)
 	Plan      string              // the load plan
 	Legacy    *Legacy             // where overrides come from in a tree without the override file
+	// Generate names the files perfgate writes into each arm's work
+	// directory with the addresses of the arm's services (generate.go);
+	// the config must read each as @DIR@/<name>.
+	Generate []string
 	// Prepare is the [prepare] step's commands (argv each), run before the
 	// arms start (RunPrepare): the seed mints its keys and tokens there.
 	Prepare [][]string
@@ -59,6 +63,11 @@ type Contract struct {
 	// Bin is the built binary's absolute path when it no longer sits in
 	// the tree (LoadArm sets it); empty means Tree/Binary.
 	Bin string
+
+	// gate is the gate file's text (load); gateFromHead says it is the
+	// head's, read over a legacy tree without one (legacytree.go).
+	gate         []byte
+	gateFromHead bool
 
 	startArgv []string
 	checkArgv []string
@@ -89,6 +98,7 @@ type gateTOML struct {
 	Env       map[string]string   `toml:"env"`
 	Legacy    *Legacy             `toml:"legacy"`
 	Prepare   *prepareTOML        `toml:"prepare"`
+	Generate  []string            `toml:"generate"`
 
 	BuildImage string `toml:"build_image"`
 }
@@ -134,7 +144,7 @@ func load(treeDir string, withCompose bool) (*Contract, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Tree = abs
+	c.Tree, c.gate = abs, data
 	if err := c.checkFiles(withCompose); err != nil {
 		return nil, err
 	}
@@ -153,14 +163,14 @@ func parse(data []byte) (*Contract, error) {
 		// The first in the file, so fixing from the top converges.
 		sort.Slice(und, func(i, j int) bool { return lines[und[i].String()] < lines[und[j].String()] })
 		k := und[0].String()
-		return nil, exit.Refusef("%s:%d: unknown key %q: the keys are build, build_image, binary, start, check, config, config_env, overrides, prefix, ready, compose, seeds, plan, [env], [legacy] and [prepare] (see docs/contract.md)",
+		return nil, exit.Refusef("%s:%d: unknown key %q: the keys are build, build_image, binary, start, check, config, config_env, overrides, prefix, ready, compose, seeds, plan, generate, [env], [legacy] and [prepare] (see docs/contract.md)",
 			GateFile, max(lines[k], 1), k)
 	}
 	c := &Contract{
 		Build: g.Build, Binary: g.Binary, Start: g.Start, Check: g.Check,
 		Config: g.Config, ConfigEnv: g.ConfigEnv, Overrides: g.Overrides, Prefix: g.Prefix,
 		Env: g.Env, Ready: g.Ready, Compose: g.Compose, Seeds: g.Seeds, Plan: g.Plan,
-		Legacy: g.Legacy, BuildImage: g.BuildImage, lines: lines,
+		Legacy: g.Legacy, BuildImage: g.BuildImage, Generate: g.Generate, lines: lines,
 	}
 	if c.Overrides == "" {
 		c.Overrides = DefaultOverrides
@@ -175,6 +185,9 @@ func parse(data []byte) (*Contract, error) {
 		return nil, err
 	}
 	if err := c.prepareArgv(g.Prepare); err != nil {
+		return nil, err
+	}
+	if err := c.validateGenerate(); err != nil {
 		return nil, err
 	}
 	return c, nil

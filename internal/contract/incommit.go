@@ -39,6 +39,12 @@ func InCommit(c *object.Commit) (ok bool, why string, err error) {
 	if ct.Legacy == nil {
 		return false, fmt.Sprintf("carries neither %s nor a legacy script whose function sets %s overrides", ct.Overrides, ct.Prefix), nil
 	}
+	return legacyInTree(c, tree, ct)
+}
+
+// legacyInTree tells whether the commit's tree holds ct's legacy script
+// and its function sets a variable of ct's prefix.
+func legacyInTree(c *object.Commit, tree *object.Tree, ct *Contract) (ok bool, why string, err error) {
 	neither := fmt.Sprintf("carries neither %s nor a %s whose %s() sets a gateway's overrides", ct.Overrides, ct.Legacy.Script, ct.Legacy.Function)
 	script, found, err := blob(tree, ct.Legacy.Script)
 	if err != nil || !found {

@@ -23,6 +23,9 @@ type RenderOptions struct {
 	// Rewrite changes the rendered config after the placeholders are filled
 	// (the base arm: its services' addresses moved to 127.0.0.2); nil = none.
 	Rewrite func([]byte) []byte
+	// Services is what the arm's generated files list (generate.go):
+	// service -> the addresses this arm reaches it at.
+	Services map[string][]string
 }
 
 // Arm is one arm ready to check and start.
@@ -59,6 +62,12 @@ func (c *Contract) Render(ctx context.Context, o RenderOptions) (*Arm, error) {
 	raw, err := os.ReadFile(c.path(c.Config))
 	if err != nil {
 		return nil, exit.Refusef("%s: cannot read the service config: %v", c.Config, err)
+	}
+	if err := c.checkReadsGenerated(raw); err != nil {
+		return nil, err
+	}
+	if err := c.writeGenerated(dir, o.Services); err != nil {
+		return nil, err
 	}
 	rendered, err := renderConfig(c.Config, raw, fill)
 	if err != nil {

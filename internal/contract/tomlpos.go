@@ -14,7 +14,7 @@ import (
 var keyKinds = map[string]string{
 	"build": "a string", "binary": "a string", "start": "a string", "check": "a string",
 	"config": "a string", "config_env": "a string", "overrides": "a string", "prefix": "a string",
-	"ready": "a string", "plan": "a string", "build_image": "a string", "compose": "an array", "seeds": "a table",
+	"ready": "a string", "plan": "a string", "build_image": "a string", "compose": "an array", "generate": "an array", "seeds": "a table",
 	"env": "a table", "legacy": "a table", "prepare": "a table",
 }
 

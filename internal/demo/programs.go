@@ -64,6 +64,30 @@ type ServiceConfig struct {
 	// SettingsURL is the dependency the service reads its settings from at
 	// start; the base's is rewritten to its own copy on 127.0.0.2.
 	SettingsURL string `toml:"settings_url"`
+	// Registry is the file perfgate generated for this arm (the contract's
+	// generate): the services it runs over and their addresses.
+	Registry string `toml:"registry"`
+}
+
+// Registry is the generated file's content.
+type Registry struct {
+	Services map[string]struct {
+		Address   string   `toml:"address"`
+		Addresses []string `toml:"addresses"`
+	} `toml:"services"`
+}
+
+// ReadRegistry reads the arm's generated registry; a config that names
+// none has an empty one.
+func ReadRegistry(c ServiceConfig) (Registry, error) {
+	var r Registry
+	if c.Registry == "" {
+		return r, nil
+	}
+	if _, err := toml.DecodeFile(c.Registry, &r); err != nil {
+		return r, fmt.Errorf("reading the registry %s: %w", c.Registry, err)
+	}
+	return r, nil
 }
 
 // ErrUnknownKeys is a config that names keys the service does not know.

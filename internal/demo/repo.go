@@ -139,8 +139,11 @@ config = "perf/service.toml"
 prefix = "EXAMPLED_"
 ready = "/healthz"
 plan = "perf/plan.toml"
+# Written into each arm's folder: the services that arm runs over, with
+# the addresses it reaches them at (the base's own copies on 127.0.0.2).
+generate = ["registry.toml"]
 `, shellQuote(o.Binary))
-	service := "# The example service's perf config, rendered per arm.\nname = \"example\"\n"
+	service := "# The example service's perf config, rendered per arm.\nname = \"example\"\n# The services this arm runs over, as perfgate wrote them for it.\nregistry = \"@DIR@/registry.toml\"\n"
 	if o.Image != "" {
 		gateFile += "compose = [\"compose.yaml\"]\n"
 		service += fmt.Sprintf("# The dependency this arm reads its settings from at start; the base's\n# copy of it is moved to 127.0.0.2.\nsettings_url = \"http://127.0.0.1:%d/settings\"\n", o.DependencyPort)

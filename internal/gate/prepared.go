@@ -128,14 +128,17 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		return nil, err
 	}
 	var rewrite func([]byte) []byte
+	var baseServices, headServices map[string][]string
 	if svc != nil {
 		rewrite = svc.Rewrite
+		// What each arm's generated files (the contract's generate) list.
+		baseServices, headServices = svc.Addresses(true), svc.Addresses(false)
 	}
-	baseArm, err := baseC.Render(ctx, contract.RenderOptions{Port: ports[0], Dir: filepath.Join(pr.Out, "base"), Rewrite: rewrite})
+	baseArm, err := baseC.Render(ctx, contract.RenderOptions{Port: ports[0], Dir: filepath.Join(pr.Out, "base"), Rewrite: rewrite, Services: baseServices})
 	if err != nil {
 		return nil, fmt.Errorf("rendering the base arm's config: %w", err)
 	}
-	headArm, err := headC.Render(ctx, contract.RenderOptions{Port: ports[1], Dir: filepath.Join(pr.Out, "head")})
+	headArm, err := headC.Render(ctx, contract.RenderOptions{Port: ports[1], Dir: filepath.Join(pr.Out, "head"), Services: headServices})
 	if err != nil {
 		return nil, fmt.Errorf("rendering the head arm's config: %w", err)
 	}
