@@ -43,6 +43,7 @@ type Server struct {
 	dir     string // caller's Dir (or ours when ownDir): ca.pem, logs
 	ownDir  bool
 	runtime string // removed by Stop: data dir, socket dir, server key
+	janitor *janitor // removes runtime should we be killed before Stop
 	dataDir string
 	sockDir string
 	caFile  string
@@ -165,6 +166,11 @@ func (s *Server) makeDirs() error {
 		return fmt.Errorf("making the server's runtime folder: %w", err)
 	}
 	s.runtime = rt
+	if s.ownDir {
+		s.janitor = startJanitor(rt, s.dir)
+	} else {
+		s.janitor = startJanitor(rt)
+	}
 	s.dataDir = filepath.Join(rt, "data")
 	s.sockDir = filepath.Join(rt, "s")
 	if err := os.Mkdir(s.sockDir, 0o700); err != nil {
@@ -395,6 +401,7 @@ func (s *Server) Stop() error {
 				errs = append(errs, fmt.Errorf("removing the server's data dir: %w", err))
 			}
 		}
+		s.janitor.end()
 		if s.ownDir {
 			if err := os.RemoveAll(s.dir); err != nil {
 				errs = append(errs, fmt.Errorf("removing the store's folder: %w", err))

@@ -68,12 +68,11 @@ func runtimeOf(t *testing.T, dir, owner string) string {
 	return ""
 }
 
-// A run killed with SIGKILL runs no Stop: its server dies by its death
-// signal, but its runtime folder (data dir, private key) stays. The next
-// run's RemoveStale removes it, and leaves a live run's folder and a folder
-// without an owner alone.
-func TestRemoveStaleAfterAKilledRun(t *testing.T) {
-	dir := serverDir(t)
+// holdAndKill starts a process holding a server in dir, kills it with
+// SIGKILL (it runs no Stop) and returns its runtime folder, once its
+// postmaster, killed by its death signal, is gone.
+func holdAndKill(t *testing.T, dir string, alsoKillJanitor bool) string {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), holdEnv+"="+dir)
 	out, err := cmd.StdoutPipe()
@@ -89,15 +88,21 @@ func TestRemoveStaleAfterAKilledRun(t *testing.T) {
 		t.Fatalf("the holding process: %q %v", line, err)
 	}
 	postmaster, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "ready ")))
-	killed := runtimeOf(t, dir, pidOwner(cmd.Process.Pid))
-
-	live := startServer(t, Options{Dir: dir, Settings: quiet(), Owner: pidOwner(os.Getpid())})
-	liveRuntime := runtimeOf(t, dir, pidOwner(os.Getpid()))
-	unowned := filepath.Join(dir, runtimePrefix+"unowned")
-	if err := os.Mkdir(unowned, 0o700); err != nil {
-		t.Fatal(err)
+	runtime := runtimeOf(t, dir, pidOwner(cmd.Process.Pid))
+	if alsoKillJanitor {
+		// What a kill of everything (a container stopped, the OOM killer
+		// ending a cgroup) does: the janitor dies with the run.
+		var janitors int
+		for _, pid := range processesMentioning(t, runtime) {
+			if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); strings.Contains(string(b), janitorName) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				janitors++
+			}
+		}
+		if janitors != 1 {
+			t.Fatalf("found %d janitors of %s, want 1", janitors, runtime)
+		}
 	}
-
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +113,38 @@ func TestRemoveStaleAfterAKilledRun(t *testing.T) {
 	if pidAlive(postmaster) {
 		t.Fatalf("the killed run's postmaster %d outlived it", postmaster)
 	}
+	return runtime
+}
+
+// A run killed with SIGKILL runs no Stop: its server dies by its death
+// signal, and its janitor removes the runtime folder (data dir, private
+// key) at once.
+func TestKilledRunLeavesNoRuntimeFolder(t *testing.T) {
+	dir := serverDir(t)
+	runtime := holdAndKill(t, dir, false)
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(runtime); os.IsNotExist(err) {
+			return
+		}
+	}
+	t.Fatalf("the killed run's runtime folder %s is still there 20 s after its postmaster ended", runtime)
+}
+
+// When the janitor died too, the next run's RemoveStale removes the
+// folder, and leaves a live run's folder and a folder without an owner
+// alone.
+func TestRemoveStaleAfterAKilledRun(t *testing.T) {
+	dir := serverDir(t)
+	killed := holdAndKill(t, dir, true)
+	time.Sleep(time.Second)
 	if _, err := os.Stat(filepath.Join(killed, "data")); err != nil {
-		t.Fatalf("the killed run's data dir is already gone (%v): nothing to test", err)
+		t.Fatalf("the killed run's data dir is gone (%v), though its janitor was killed: nothing to test", err)
+	}
+	live := startServer(t, Options{Dir: dir, Settings: quiet(), Owner: pidOwner(os.Getpid())})
+	liveRuntime := runtimeOf(t, dir, pidOwner(os.Getpid()))
+	unowned := filepath.Join(dir, runtimePrefix+"unowned")
+	if err := os.Mkdir(unowned, 0o700); err != nil {
+		t.Fatal(err)
 	}
 
 	removed, err := RemoveStale(dir, pidGone)
