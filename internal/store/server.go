@@ -42,7 +42,7 @@ type Server struct {
 
 	dir     string // caller's Dir (or ours when ownDir): ca.pem, logs
 	ownDir  bool
-	runtime string // removed by Stop: data dir, socket dir, server key
+	runtime string   // removed by Stop: data dir, socket dir, server key
 	janitor *janitor // removes runtime should we be killed before Stop
 	dataDir string
 	sockDir string
