@@ -147,6 +147,20 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 	if srv != nil {
 		cfg.Base.Commits = func(ctx context.Context) (int64, error) { return srv.Commits(ctx, "perf_base") }
 		cfg.Head.Commits = func(ctx context.Context) (int64, error) { return srv.Commits(ctx, "perf_head") }
+		// One held connection reads both arms' counters in one query, so
+		// a window's edges are the same instant for both.
+		counter, err := srv.Counter(ctx, "perf_base", "perf_head")
+		if err != nil {
+			return nil, exit.Refusef("connecting to the arms' store to count transactions: %w", err)
+		}
+		defer counter.Close()
+		cfg.Counters = func(ctx context.Context) (map[string]int64, error) {
+			m, err := counter.Read(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]int64{"base": m["perf_base"], "head": m["perf_head"]}, nil
+		}
 	}
 	res, err := run.Gate(ctx, cfg)
 	if err != nil {

@@ -6,22 +6,42 @@ import (
 
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/store"
 )
 
 // Idle runs the idle phase alone, over c.Head: the idle control's second
 // plan beside its planted store poller (internal/controls). c.Base is not
-// read.
-func Idle(ctx context.Context, c Config) (*judge.Idle, error) { return c.idle(ctx) }
+// judged. It does not wait for the counters to settle: the poller is
+// already committing, and what it plants is what the window must see.
+func Idle(ctx context.Context, c Config) (*judge.Idle, error) { return c.idlePhase(ctx, false) }
 
-// idle sends nothing for the plan's idle time and reads the head's CPU
+// idle is the gate's idle phase, right after both arms got ready.
+func (c *Config) idle(ctx context.Context) (*judge.Idle, error) { return c.idlePhase(ctx, true) }
+
+// idlePhase sends nothing for the plan's idle time and reads the head's CPU
 // time and store commits around it. The limits are absolute: the base is
-// not consulted, so a busy loop both arms share still fails.
-func (c *Config) idle(ctx context.Context) (*judge.Idle, error) {
+// not consulted, so a busy loop both arms share still fails. With settle,
+// the window opens only once the store's counters settled: an arm that
+// just got ready may hold its start-up commits unpublished for up to
+// store.FlushWait (docs/store.md), which the window would count as idle
+// work.
+func (c *Config) idlePhase(ctx context.Context, settle bool) (*judge.Idle, error) {
 	ab := c.Plan.AB
+	withStore := c.Counters != nil || c.Head.Commits != nil
+	if settle && withStore {
+		wait := c.Settle
+		if wait <= 0 {
+			wait = store.FlushWait
+		}
+		c.logf("idle: waiting %s for the store's counters to settle", wait)
+		if err := sleep(ctx, wait); err != nil {
+			return nil, exit.Refusef("idle phase interrupted while the store's counters settled: %w", err)
+		}
+	}
 	c.logf("idle: %s with no requests (head CPU under %.1f%% of a core, store under %g tx/s)",
 		ab.Idle, ab.IdleCPU*100, ab.IdleTxPerSec)
 	cpu0 := c.Head.Proc.CPU()
-	tx0, err := c.commits(ctx, c.Head)
+	tx0, err := c.readCommits(ctx, c.Base, c.Head)
 	if err != nil {
 		return nil, err
 	}
@@ -37,21 +57,49 @@ func (c *Config) idle(ctx context.Context) (*judge.Idle, error) {
 		CPULimit: ab.IdleCPU,
 		TxLimit:  ab.IdleTxPerSec,
 	}
-	if c.Head.Commits != nil {
+	if withStore {
 		// Counts published within a flush interval of the window's end
 		// belong to it; waiting keeps them out of the first pair.
 		if err := sleep(ctx, c.storeFlush()); err != nil {
 			return nil, exit.Refusef("idle phase interrupted: %w", err)
 		}
-		tx1, err := c.commits(ctx, c.Head)
+		tx1, err := c.readCommits(ctx, c.Base, c.Head)
 		if err != nil {
 			return nil, err
 		}
-		idle.TxPerSec = float64(tx1-tx0) / elapsed.Seconds()
+		idle.TxPerSec = float64(tx1[c.Head.Name]-tx0[c.Head.Name]) / elapsed.Seconds()
 		idle.StoreMeasured = true
+		if _, ok := tx1[c.Base.Name]; ok && c.Base.Name != "" {
+			c.logf("idle: the base's store committed %.2f tx/s (not judged: the limits are the head's)", float64(tx1[c.Base.Name]-tx0[c.Base.Name])/elapsed.Seconds())
+		}
 	}
 	c.logf("idle: head CPU %.2f%% of a core, %.2f tx/s", idle.CPU*100, idle.TxPerSec)
 	return idle, nil
+}
+
+// readCommits reads the arms' committed transactions, keyed by arm name:
+// all in one query through Counters when the gate gave it, else each
+// arm's Commits in turn (an arm without a store is left out).
+func (c *Config) readCommits(ctx context.Context, arms ...Arm) (map[string]int64, error) {
+	if c.Counters != nil {
+		m, err := c.Counters(ctx)
+		if err != nil {
+			return nil, exit.Refusef("reading the arms' committed transactions: %w", err)
+		}
+		return m, nil
+	}
+	m := map[string]int64{}
+	for _, a := range arms {
+		if a.Commits == nil {
+			continue
+		}
+		n, err := c.commits(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		m[a.Name] = n
+	}
+	return m, nil
 }
 
 func (c *Config) commits(ctx context.Context, a Arm) (int64, error) {

@@ -143,11 +143,14 @@ func (c *Config) openWindow(ctx context.Context, at time.Time, runs []*armRun) e
 	for _, r := range runs {
 		r.cpu0 = r.arm.Proc.CPU()
 		r.arm.Proc.ResetPeak()
-		tx, err := c.commits(ctx, r.arm)
-		if err != nil {
-			return err
-		}
-		r.tx0 = tx
+	}
+	// Both arms' counters at one instant (idle.go).
+	tx, err := c.readCommits(ctx, runs[0].arm, runs[1].arm)
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		r.tx0 = tx[r.arm.Name]
 	}
 	return nil
 }
@@ -163,12 +166,12 @@ func (c *Config) closeWindow(ctx context.Context, runs []*armRun) error {
 	if err := sleep(ctx, c.storeFlush()); err != nil {
 		return exit.Refusef("pair interrupted while reading the stores: %w", err)
 	}
+	tx, err := c.readCommits(ctx, runs[0].arm, runs[1].arm)
+	if err != nil {
+		return err
+	}
 	for _, r := range runs {
-		tx, err := c.commits(ctx, r.arm)
-		if err != nil {
-			return err
-		}
-		r.tx = tx - r.tx0
+		r.tx = tx[r.arm.Name] - r.tx0
 	}
 	return nil
 }

@@ -38,6 +38,13 @@ type Config struct {
 	// window closes: PostgreSQL publishes a backend's counts about once a
 	// second. 0 means 1.5 s.
 	StoreFlush time.Duration
+	// Counters, when set, reads both arms' committed transactions in one
+	// query, keyed by arm name, so both are read at the same instant; nil:
+	// each arm's Commits in turn (idle.go).
+	Counters func(ctx context.Context) (map[string]int64, error)
+	// Settle is how long the gate's idle phase waits, before its window
+	// opens, for the store's counters to settle (0: store.FlushWait).
+	Settle time.Duration
 	// Progress gets a line per second while a phase runs; nil for none.
 	Progress io.Writer
 	// Log gets one line as each phase starts and ends; nil for none.

@@ -1,0 +1,105 @@
+package run_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/run"
+	"github.com/perfgate/perfgate/internal/store"
+	"github.com/perfgate/perfgate/internal/store/storetest"
+)
+
+// An arm that committed a burst just before the idle phase and keeps its
+// session open holds those commits unpublished for up to 10 s
+// (docs/store.md). Without settling, an idle window long enough to see
+// them published counts them as idle work and fails the store limit; the
+// gate's idle phase waits store.FlushWait first and sees none. Both arms'
+// counters are read through one Counters query.
+func TestIdleWindowOpensAfterTheCountersSettle(t *testing.T) {
+	srv := storetest.Start(t, "perf_base", "perf_head")
+	counter, err := srv.Counter(context.Background(), "perf_base", "perf_head")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer counter.Close()
+	reads := 0
+	counters := func(ctx context.Context) (map[string]int64, error) {
+		reads++
+		m, err := counter.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]int64{"base": m["perf_base"], "head": m["perf_head"]}, nil
+	}
+	p, err := plan.Parse(filepath.Join(t.TempDir(), "plan.toml"), []byte(`
+[ab]
+idle = "12s"
+idle_tx_per_sec = 1
+
+[[group]]
+name = "hello"
+path = "/hello"
+expect = 200
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.AB.Pairs = 0 // the idle phase alone
+	burst := func(t *testing.T) *pgx.Conn {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, srv.DSN("perf_head"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close(context.Background()) })
+		// Each its own transaction; all but the first stay pending in
+		// this open session until its 10 s idle timer.
+		for range 60 {
+			if _, err := conn.Exec(ctx, "SELECT 1"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return conn
+	}
+	for _, tc := range []struct {
+		name   string
+		settle time.Duration
+		fail   bool
+	}{
+		{"settled", 0, false},
+		{"not settled", time.Nanosecond, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			head := startArm(t, "head")
+			base := startArm(t, "base")
+			// Settle 1 ns stands for none: the burst lands in the window.
+			burst(t)
+			var log strings.Builder
+			reads = 0
+			start := time.Now()
+			res, err := run.Gate(context.Background(), run.Config{Plan: p, Seed: 1, Base: base, Head: head,
+				Counters: counters, Settle: tc.settle, StoreFlush: 1500 * time.Millisecond, Log: &log})
+			if err != nil {
+				t.Fatal(err)
+			}
+			idle := res.Input.Idle
+			t.Logf("%s: %.2f tx/s over %.1f s, %d counter reads, %s in all\n%s", tc.name, idle.TxPerSec, idle.Seconds, reads, time.Since(start).Round(100*time.Millisecond), log.String())
+			if reads != 2 {
+				t.Errorf("the idle phase read the counters %d times, want 2 (one query at each edge)", reads)
+			}
+			over := idle.TxPerSec >= idle.TxLimit
+			if over != tc.fail {
+				t.Errorf("%s: %.2f tx/s against the limit %g: over = %v, want %v", tc.name, idle.TxPerSec, idle.TxLimit, over, tc.fail)
+			}
+			if settled := strings.Contains(log.String(), "waiting "+store.FlushWait.String()+" for the store's counters to settle"); settled != (tc.settle == 0) {
+				t.Errorf("the log says settled = %v, want %v:\n%s", settled, tc.settle == 0, log.String())
+			}
+		})
+	}
+}
