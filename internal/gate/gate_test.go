@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/services/servicetest"
 )
 
 // exampled is the example service, built once for the package's tests.
@@ -30,6 +31,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	code := m.Run()
+	servicetest.Cleanup()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/arms"
+	"github.com/perfgate/perfgate/internal/services/servicetest"
 )
 
 func TestOwnerGone(t *testing.T) {
@@ -25,10 +26,10 @@ func TestOwnerGone(t *testing.T) {
 	if !ok {
 		t.Fatal("no start time for a running process")
 	}
-	self := Owner()
+	self := processOwner()
 	f := strings.Split(self, "/")
 	if len(f) != 5 {
-		t.Fatalf("Owner() = %q, want host/boot/pidns/pid/start", self)
+		t.Fatalf("processOwner() = %q, want host/boot/pidns/pid/start", self)
 	}
 	host, boot, ns := f[0], f[1], f[2]
 	owner := func(host, boot, ns string, pid int, start uint64) string {
@@ -57,5 +58,36 @@ func TestOwnerGone(t *testing.T) {
 				t.Errorf("OwnerGone(%q) = %t, want %t", c.owner, got, c.gone)
 			}
 		})
+	}
+}
+
+// In a container (the action, its sibling) the owner is the container,
+// and the engine says whether it still runs.
+func TestContainerOwnerGone(t *testing.T) {
+	img := servicetest.Image(t)
+	docker := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("docker", args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("docker %v: %v: %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	running := docker("run", "-d", img)
+	t.Cleanup(func() { _ = exec.Command("docker", "rm", "-f", running).Run() })
+	created := docker("create", img)
+	t.Cleanup(func() { _ = exec.Command("docker", "rm", "-f", created).Run() })
+	if OwnerGone(dockerOwner + running) {
+		t.Errorf("a running container's owner is gone")
+	}
+	if !OwnerGone(dockerOwner + created) {
+		t.Errorf("a container that does not run (created, never started) still owns its run")
+	}
+	docker("rm", "-f", running)
+	if !OwnerGone(dockerOwner + running) {
+		t.Errorf("a removed container (as --rm does when it is killed) still owns its run")
+	}
+	if OwnerGone(dockerOwner + "not an id") {
+		t.Errorf("a malformed container owner is gone")
 	}
 }
