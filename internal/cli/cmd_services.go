@@ -136,7 +136,6 @@ func runServicesUp(ctx context.Context, s *IO, args []string) error {
 	if *runID == "" {
 		*runID = gate.NewRunID()
 	}
-	fmt.Fprintf(s.Err, "run %s: remove its services with: perfgate services down --run-id %s\n", *runID, *runID)
 	start := time.Now()
 	p, err := services.Diff(ctx, head, base)
 	if err != nil {
@@ -147,6 +146,8 @@ func runServicesUp(ctx context.Context, s *IO, args []string) error {
 	// What a killed `perfgate run` of this checkout left holds its ports.
 	// Services this command started are not swept: they carry no owner,
 	// they are meant to outlive it.
+	// Said before anything starts: a user whose command is killed needs it.
+	fmt.Fprintf(s.Err, "run %s: remove its services with: perfgate services down --run-id %s\n", *runID, *runID)
 	checkout := gate.Checkout(head.Dir)
 	stale, err := services.DownStale(ctx, checkout, gate.OwnerGone)
 	for _, st := range stale {

@@ -82,6 +82,7 @@ func TestServicesRefusals(t *testing.T) {
 		{"down without a run", []string{"services", "down"}, "--run-id is required"},
 		// Short syntax without an address publishes on every interface.
 		{"base on all interfaces", []string{"services", "up", "--head", tree, "--base", tree, "--run-id", "refused1", "--env", "NODE_BIND=18081", "--log-dir", t.TempDir()}, "all interfaces"},
+		{"run id not fit for a project name", []string{"services", "up", "--head", tree, "--base", tree, "--run-id", "run.1", "--log-dir", t.TempDir()}, `run id "run.1"`},
 		{"base on 0.0.0.0", []string{"services", "up", "--head", tree, "--base", tree, "--run-id", "refused2", "--env", "NODE_BIND=0.0.0.0:18081", "--log-dir", t.TempDir()}, "on 0.0.0.0"},
 	}
 	for _, c := range cases {

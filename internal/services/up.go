@@ -88,7 +88,9 @@ func SafeName(s string) string {
 // before returning.
 func Up(ctx context.Context, p *Plan, st Start) (*Running, error) {
 	runID := st.RunID
-	if runID == "" || strings.ContainsAny(runID, " =,") || SafeName(runID) == "" {
+	// The id is part of the project names: every character must survive
+	// SafeName, or two ids could name one project.
+	if runID == "" || SafeName(runID) != strings.ToLower(runID) {
 		return nil, exit.Refusef("run id %q: give a non-empty id of letters, digits, '-' or '_'", runID)
 	}
 	t, err := findCompose(ctx)
