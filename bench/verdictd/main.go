@@ -37,11 +37,19 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stores := flag.String("stores", "sqlite,postgres", "the stores to bench, comma-separated")
-	ingest := flag.String("ingest-rates", "5,10,25,50,100,200", "the ingest arrival rates to step through (/s)")
+	ingest := flag.String("ingest-rates", "10,25,50,100,200,400", "the ingest arrival rates to step through (/s)")
 	reads := flag.String("read-rates", "50,100,200,400,800,1600", "the read arrival rates to step through (/s)")
 	duration := flag.Duration("duration", 10*time.Second, "each step's measured window")
 	warmup := flag.Duration("warmup", 2*time.Second, "each step's warm-up")
 	flag.Parse()
+	// A p99 over fewer than 100 answers is the slowest one or two: the
+	// steps start where a step measures at least 100.
+	for _, r := range append(rates(*ingest), rates(*reads)...) {
+		if r*duration.Seconds() < 100 {
+			fmt.Fprintf(os.Stderr, "bench/verdictd: a step at %g/s for %s measures fewer than 100 answers, too few for a p99: raise the rate or -duration\n", r, *duration)
+			os.Exit(2)
+		}
+	}
 	if err := run(ctx, strings.Split(*stores, ","), rates(*ingest), rates(*reads), *duration, *warmup); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/verdictd:", err)
 		os.Exit(1)
