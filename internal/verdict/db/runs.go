@@ -68,22 +68,22 @@ func (db *DB) GetRun(ctx context.Context, repo string, runID int64) (verdict.Run
 
 // Runs returns the runs q selects, newest first.
 func (db *DB) Runs(ctx context.Context, q verdict.Query) ([]verdict.Run, error) {
-	where, arg := "", any(nil)
+	sel := `SELECT ` + runColumns + ` FROM runs WHERE repo = $1 AND `
+	order := ` ORDER BY updated_ns DESC, run_id DESC LIMIT $3`
 	switch {
 	case q.SHA != "":
-		// A SHA names the judged commit or the merge queue's head commit.
-		where, arg = "(head_sha = $2 OR merge_group_sha = $2)", q.SHA
+		// A SHA names the judged commit or the merge queue's head commit:
+		// two lookups, each on its own index (an OR across two columns
+		// makes SQLite scan the repository's runs).
+		return db.queryRuns(ctx, sel+`head_sha = $2 UNION `+sel+`merge_group_sha = $2`+order, q.Repository, q.SHA, limit(q.Limit))
 	case q.MergeGroupSHA != "":
-		where, arg = "merge_group_sha = $2", q.MergeGroupSHA
+		return db.queryRuns(ctx, sel+`merge_group_sha = $2`+order, q.Repository, q.MergeGroupSHA, limit(q.Limit))
 	case q.PR > 0:
-		where, arg = "pr = $2", q.PR
+		return db.queryRuns(ctx, sel+`pr = $2`+order, q.Repository, q.PR, limit(q.Limit))
 	case q.Tag != "":
-		where, arg = "tag = $2", q.Tag
-	default:
-		return nil, errors.New("selecting runs: give a SHA, a pull request, a merge group or a tag")
+		return db.queryRuns(ctx, sel+`tag = $2`+order, q.Repository, q.Tag, limit(q.Limit))
 	}
-	return db.queryRuns(ctx, `SELECT `+runColumns+` FROM runs WHERE repo = $1 AND `+where+`
-		ORDER BY updated_ns DESC, run_id DESC LIMIT $3`, q.Repository, arg, limit(q.Limit))
+	return nil, errors.New("selecting runs: give a SHA, a pull request, a merge group or a tag")
 }
 
 // Latest returns repo's newest runs.
