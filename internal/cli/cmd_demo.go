@@ -25,7 +25,7 @@ func init() {
 // The demo's short profile: under two minutes on a 2-core machine with
 // every stage, enough for four pairs to agree on the head's doubled sleep.
 // --full runs the seed's profile (60 s idle, 4 x (10 s + 60 s) at 20/s).
-var demoProfile = plan.AB{Pairs: 4, Warmup: 2 * time.Second, Measure: 8 * time.Second, Rate: 25, Idle: 5 * time.Second}
+var demoProfile = plan.AB{Pairs: 4, Warmup: 2 * time.Second, Measure: 8 * time.Second, Rate: 10, Idle: 5 * time.Second}
 
 // runDemo is the whole pipeline over a repository it builds: the event's
 // base, both arms built from their own trees (`perfgate prepare`), the
@@ -47,7 +47,9 @@ func runDemo(ctx context.Context, s *IO, args []string) (err error) {
 		fmt.Fprintf(s.Err, "demo [%5.1fs] %s: %s\n", time.Since(start).Seconds(), name, fmt.Sprintf(format, a...))
 	}
 	// Runs last, after every teardown: the wall time is the whole demo's.
-	defer func() { stage("done", "wall time %s (exit %d)", time.Since(start).Round(100*time.Millisecond), exit.Code(err)) }()
+	defer func() {
+		stage("done", "wall time %s (exit %d)", time.Since(start).Round(100*time.Millisecond), exit.Code(err))
+	}()
 	self, err := os.Executable()
 	if err != nil {
 		return exit.Refusef("demo: finding perfgate's own binary, which the demo's arms run: %w", err)

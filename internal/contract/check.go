@@ -28,6 +28,7 @@ func (c *Contract) CheckConfig(ctx context.Context, a *Arm, commit string) error
 	defer cancel()
 	cmd := exec.CommandContext(ctx, a.Check[0], a.Check[1:]...)
 	cmd.Env = c.Environ(os.Environ(), a)
+	cmd.Dir = a.Cwd // where the arm itself starts, so relative paths agree
 	var out bytes.Buffer
 	lw := &limitWriter{w: &out, n: 64 << 10}
 	cmd.Stdout, cmd.Stderr = lw, lw

@@ -175,3 +175,37 @@ func values(n int) string {
 	}
 	return b.String()
 }
+
+// Both arms start from the checkout, as FerroFED's gate does: the base's
+// config check (and its start, which the gate runs in the same Cwd)
+// reads a relative path from the head's tree, not from the base's work
+// directory.
+func TestRelativePathsReadTheHeadsTree(t *testing.T) {
+	ctx := context.Background()
+	files := serviceTree(t, "server.port,usage.enabled", "[server]\nport = @PORT@\n", "SVC__A=1\n")
+	files[GateFile] = strings.Replace(serviceTreeGate, `check = "@BIN@ check"`, `check = "cat perf/head-only.txt"`, 1)
+	base, err := Load(writeTree(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["perf/head-only.txt"] = "the head's tree\n"
+	head := writeTree(t, files)
+
+	a, err := base.Render(ctx, RenderOptions{Port: 8070, Dir: t.TempDir(), Cwd: head})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Cwd != head {
+		t.Errorf("the arm starts in %s, want the head's tree %s", a.Cwd, head)
+	}
+	if err := base.CheckConfig(ctx, a, "base1234"); err != nil {
+		t.Errorf("the base's check did not read perf/head-only.txt from the head's tree: %v", err)
+	}
+	// Without a Cwd the arm starts in its own work directory, where the
+	// file is not: the same check is refused.
+	a, err = base.Render(ctx, RenderOptions{Port: 8070, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, base.CheckConfig(ctx, a, "base1234"), "base1234")
+}

@@ -23,6 +23,11 @@ type RenderOptions struct {
 	// Rewrite changes the rendered config after the placeholders are filled
 	// (the base arm: its services' addresses moved to 127.0.0.2); nil = none.
 	Rewrite func([]byte) []byte
+	// Cwd is where the arm's check and start run (absolute after Render):
+	// the checkout for both arms, as FerroFED's gate starts both from it,
+	// so a relative path in either config reads the head's tree. Empty:
+	// the arm's work directory.
+	Cwd string
 	// Services is what the arm's generated files list (generate.go):
 	// service -> the addresses this arm reaches it at.
 	Services map[string][]string
@@ -36,6 +41,7 @@ type Arm struct {
 	Check      []string // argv that checks the rendered config
 	Ready      string   // the probe URL
 	Dir        string   // the arm's work directory, absolute
+	Cwd        string   // where the check and the start run, absolute
 }
 
 // Render fills the tree's service config and overrides for one arm: @PORT@
@@ -76,7 +82,12 @@ func (c *Contract) Render(ctx context.Context, o RenderOptions) (*Arm, error) {
 	if o.Rewrite != nil {
 		rendered = o.Rewrite(rendered)
 	}
-	a := &Arm{Dir: dir, ConfigPath: filepath.Join(dir, path.Base(filepath.ToSlash(c.Config)))}
+	a := &Arm{Dir: dir, Cwd: dir, ConfigPath: filepath.Join(dir, path.Base(filepath.ToSlash(c.Config)))}
+	if o.Cwd != "" {
+		if a.Cwd, err = filepath.Abs(o.Cwd); err != nil {
+			return nil, fmt.Errorf("rendering %s: %w", c.Config, err)
+		}
+	}
 	if err := os.WriteFile(a.ConfigPath, rendered, 0o600); err != nil {
 		return nil, fmt.Errorf("writing the rendered %s: %w", c.Config, err)
 	}

@@ -31,7 +31,8 @@ import (
 type ArmSpec struct {
 	Command []string
 	Env     []string
-	Dir     string // work directory; default OutDir/<name>
+	Dir     string // work directory (@DIR@); default OutDir/<name>
+	Cwd     string // where the process starts; default Dir
 	Port    int    // 0: a free loopback port
 	URL     string // where the load goes; default http://127.0.0.1:@PORT@
 	Ready   string // ready probe: a URL, a path on URL, or tcp://; default URL
@@ -129,7 +130,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		spec *ArmSpec
 	}{{"base", &base}, {"head", &head}} {
 		p, err := arms.Start(ctx, arms.Spec{
-			Name: a.name, Command: a.spec.Command, Env: a.spec.Env, Dir: a.spec.Dir,
+			Name: a.name, Command: a.spec.Command, Env: a.spec.Env, Dir: a.spec.Cwd,
 			LogPath: filepath.Join(o.OutDir, a.name+".log"), Ready: a.spec.Ready, ReadyTimeout: o.ReadyTimeout,
 			Redact: o.Vars.Redactor(),
 		})
@@ -183,7 +184,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 				return controls.Target{}, nil, err
 			}
 			procs["head"] = nil
-			p, err := arms.Start(ctx, arms.Spec{Name: "variant", Command: head.Command, Env: append(append([]string(nil), head.Env...), env...), Dir: head.Dir,
+			p, err := arms.Start(ctx, arms.Spec{Name: "variant", Command: head.Command, Env: append(append([]string(nil), head.Env...), env...), Dir: head.Cwd,
 				LogPath: filepath.Join(o.OutDir, "variant.log"), Ready: head.Ready, ReadyTimeout: o.ReadyTimeout, Redact: o.Vars.Redactor()})
 			if err != nil {
 				return controls.Target{}, nil, err
@@ -264,6 +265,9 @@ func (a *ArmSpec) prepare(name, out string, free int) error {
 		return err
 	}
 	a.Dir = dir
+	if a.Cwd == "" {
+		a.Cwd = a.Dir
+	}
 	if err := os.MkdirAll(a.Dir, 0o755); err != nil {
 		return fmt.Errorf("making the %s arm's folder: %w", name, err)
 	}

@@ -127,6 +127,9 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// Both arms start from the checkout, as FerroFED's gate does: a
+	// relative path in either config reads the head's tree (docs/contract.md).
+	checkoutDir := Checkout(pr.Repo)
 	var rewrite func([]byte) []byte
 	var baseServices, headServices map[string][]string
 	if svc != nil {
@@ -134,11 +137,11 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		// What each arm's generated files (the contract's generate) list.
 		baseServices, headServices = svc.Addresses(true), svc.Addresses(false)
 	}
-	baseArm, err := baseC.Render(ctx, contract.RenderOptions{Port: ports[0], Dir: filepath.Join(pr.Out, "base"), Rewrite: rewrite, Services: baseServices})
+	baseArm, err := baseC.Render(ctx, contract.RenderOptions{Port: ports[0], Dir: filepath.Join(pr.Out, "base"), Cwd: checkoutDir, Rewrite: rewrite, Services: baseServices})
 	if err != nil {
 		return nil, fmt.Errorf("rendering the base arm's config: %w", err)
 	}
-	headArm, err := headC.Render(ctx, contract.RenderOptions{Port: ports[1], Dir: filepath.Join(pr.Out, "head"), Services: headServices})
+	headArm, err := headC.Render(ctx, contract.RenderOptions{Port: ports[1], Dir: filepath.Join(pr.Out, "head"), Cwd: checkoutDir, Services: headServices})
 	if err != nil {
 		return nil, fmt.Errorf("rendering the head arm's config: %w", err)
 	}
@@ -186,7 +189,7 @@ func (pr Prepared) plan(head *contract.Contract) (*plan.Plan, *plan.Vars, error)
 // armSpec starts a rendered arm: its own environment (fixed, overrides,
 // config variable) over the minimal one the arms package passes on.
 func armSpec(a *contract.Arm, port int, info report.Arm) ArmSpec {
-	return ArmSpec{Command: a.Command, Env: a.Env, Dir: a.Dir, Port: port, Ready: a.Ready, Info: info}
+	return ArmSpec{Command: a.Command, Env: a.Env, Dir: a.Dir, Cwd: a.Cwd, Port: port, Ready: a.Ready, Info: info}
 }
 
 // composeProject is the compose project name the checkout would get from
