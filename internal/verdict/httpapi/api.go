@@ -16,7 +16,8 @@ func (s *server) postAttempt(w http.ResponseWriter, r *http.Request) {
 	// Who is asking is checked before the body is parsed, so strangers
 	// cannot make the service read 4 MiB; what they may write is checked
 	// against the body's repository below.
-	if _, err := s.auth.authorize(r, ""); err != nil {
+	who, err := s.auth.authorize(r, "")
+	if err != nil {
 		s.refuse(w, r, err)
 		return
 	}
@@ -24,7 +25,7 @@ func (s *server) postAttempt(w http.ResponseWriter, r *http.Request) {
 	if !decodeStrict(w, r, s.maxBody, &sub) {
 		return
 	}
-	if _, err := s.auth.authorize(r, sub.Facts.Repository); err != nil {
+	if err := mayActFor(who, sub.Facts.Repository); err != nil {
 		s.refuse(w, r, err)
 		return
 	}

@@ -111,10 +111,18 @@ func (a *Auth) authorize(r *http.Request, repo string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if repo != "" && !strings.EqualFold(who, repo) {
-		return who, forbidden("the credential is for %s, not %s", who, repo)
+	if repo != "" {
+		return who, mayActFor(who, repo)
 	}
 	return who, nil
+}
+
+// mayActFor refuses (403) a credential for who acting for repo.
+func mayActFor(who, repo string) error {
+	if !strings.EqualFold(who, repo) {
+		return forbidden("the credential is for %s, not %s", who, repo)
+	}
+	return nil
 }
 
 func (a *Auth) token(ctx context.Context, raw string) (string, error) {
