@@ -53,55 +53,44 @@ func newGitHub(t *testing.T) (*github, string) {
 		}
 		reply(w, 200, map[string]any{"total_count": len(runs), "check_runs": runs})
 	})
-	mux.HandleFunc("POST /api-v3/repos/acme/api/check-runs", func(w http.ResponseWriter, r *http.Request) {
-		m := read(r)
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		m["id"] = len(g.checks) + 1
-		g.checks = append(g.checks, m)
-		g.created["check"]++
-		reply(w, 201, m)
-	})
-	mux.HandleFunc("PATCH /api-v3/repos/acme/api/check-runs/{id}", func(w http.ResponseWriter, r *http.Request) {
-		m := read(r)
-		id, _ := strconv.Atoi(r.PathValue("id"))
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		if id < 1 || id > len(g.checks) {
-			reply(w, 404, map[string]any{"message": "Not Found"})
-			return
+	// create and update serve a POST that adds an object to a list and
+	// a PATCH that changes one by its id, for check runs and comments.
+	create := func(kind string, list *[]map[string]any) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			m := read(r)
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			m["id"] = len(*list) + 1
+			*list = append(*list, m)
+			g.created[kind]++
+			reply(w, 201, m)
 		}
-		for k, v := range m {
-			g.checks[id-1][k] = v
+	}
+	update := func(list *[]map[string]any) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			m := read(r)
+			id, _ := strconv.Atoi(r.PathValue("id"))
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			if id < 1 || id > len(*list) {
+				reply(w, 404, map[string]any{"message": "Not Found"})
+				return
+			}
+			for k, v := range m {
+				(*list)[id-1][k] = v
+			}
+			reply(w, 200, (*list)[id-1])
 		}
-		reply(w, 200, g.checks[id-1])
-	})
+	}
+	mux.HandleFunc("POST /api-v3/repos/acme/api/check-runs", create("check", &g.checks))
+	mux.HandleFunc("PATCH /api-v3/repos/acme/api/check-runs/{id}", update(&g.checks))
 	mux.HandleFunc("GET /api-v3/repos/acme/api/issues/42/comments", func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		reply(w, 200, g.comments)
 	})
-	mux.HandleFunc("POST /api-v3/repos/acme/api/issues/42/comments", func(w http.ResponseWriter, r *http.Request) {
-		m := read(r)
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		m["id"] = len(g.comments) + 1
-		g.comments = append(g.comments, m)
-		g.created["comment"]++
-		reply(w, 201, m)
-	})
-	mux.HandleFunc("PATCH /api-v3/repos/acme/api/issues/comments/{id}", func(w http.ResponseWriter, r *http.Request) {
-		m := read(r)
-		id, _ := strconv.Atoi(r.PathValue("id"))
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		if id < 1 || id > len(g.comments) {
-			reply(w, 404, map[string]any{"message": "Not Found"})
-			return
-		}
-		g.comments[id-1]["body"] = m["body"]
-		reply(w, 200, g.comments[id-1])
-	})
+	mux.HandleFunc("POST /api-v3/repos/acme/api/issues/42/comments", create("comment", &g.comments))
+	mux.HandleFunc("PATCH /api-v3/repos/acme/api/issues/comments/{id}", update(&g.comments))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("the publisher called %s %s, which this test's GitHub does not serve", r.Method, r.URL.Path)
 		reply(w, 404, map[string]any{"message": "Not Found"})
