@@ -129,7 +129,7 @@ func TestDemoIsTheWholePipeline(t *testing.T) {
 	if missing := inOrder(stderr,
 		"dependency: image perfgate-demo-dependency:",
 		"repository: "+filepath.Join(out, "repo"),
-		"prepare:", "the previous release v1.0.0",
+		"prepare:",
 		"built "+filepath.Join(out, "arms", "perf-base", "bin", "perfgate"),
 		"built "+filepath.Join(out, "arms", "perf-head", "bin", "perfgate"),
 		"services: 1 group(s), base copies: true",
@@ -157,6 +157,9 @@ func TestDemoIsTheWholePipeline(t *testing.T) {
 		if err != nil || !strings.Contains(string(b), "demo-service: the registry names settings at "+host+":") {
 			t.Errorf("the %s's registry does not name its dependency on %s (%v):\n%s", arm, host, err, b)
 		}
+	}
+	if !strings.Contains(stdout, "The base is `") || !strings.Contains(stdout, "the previous release v1.0.0") {
+		t.Errorf("the base is not the previous release v1.0.0:\n%s", stdout)
 	}
 	if !strings.Contains(stdout, "p50.hello") || !strings.Contains(stdout, "FAIL") {
 		t.Errorf("the verdict does not fail p50.hello:\n%s", stdout)

@@ -20,7 +20,8 @@ func (c *Config) idle(ctx context.Context) (*judge.Idle, error) { return c.idleP
 
 // idlePhase sends nothing for the plan's idle time and reads the head's CPU
 // time and store commits around it. The limits are absolute: the base is
-// not consulted, so a busy loop both arms share still fails. With settle,
+// not consulted, so a busy loop both arms share still fails (the gate's
+// phase logs the base's rate beside the head's). With settle,
 // the window opens only once the store's counters settled: an arm that
 // just got ready may hold its start-up commits unpublished for up to
 // store.FlushWait (docs/store.md), which the window would count as idle
@@ -69,7 +70,7 @@ func (c *Config) idlePhase(ctx context.Context, settle bool) (*judge.Idle, error
 		}
 		idle.TxPerSec = float64(tx1[c.Head.Name]-tx0[c.Head.Name]) / elapsed.Seconds()
 		idle.StoreMeasured = true
-		if _, ok := tx1[c.Base.Name]; ok && c.Base.Name != "" {
+		if _, ok := tx1[c.Base.Name]; ok && settle && c.Base.Name != c.Head.Name {
 			c.logf("idle: the base's store committed %.2f tx/s (not judged: the limits are the head's)", float64(tx1[c.Base.Name]-tx0[c.Base.Name])/elapsed.Seconds())
 		}
 	}
