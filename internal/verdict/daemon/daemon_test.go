@@ -22,6 +22,7 @@ import (
 	"github.com/perfgate/perfgate/internal/verdict"
 	"github.com/perfgate/perfgate/internal/verdict/daemon"
 	"github.com/perfgate/perfgate/internal/verdict/db/dbtest"
+	"github.com/perfgate/perfgate/internal/verdict/httpapi/oidctest"
 )
 
 var binary string
@@ -87,12 +88,14 @@ func (p *proc) log() string {
 	return p.logs.String()
 }
 
-// start runs serve on a free loopback port and waits for its "serving"
-// log line; the process is killed in t's Cleanup if still running.
-func start(t *testing.T, store []string) *proc {
+// start runs serve with args (and env added) on a free loopback port and
+// waits for its "serving" log line; the process is killed in t's Cleanup
+// if still running.
+func start(t *testing.T, args []string, env ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0"}, store...)...)
+	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), "PERFGATE_GITHUB_TOKEN=", "PERFGATE_GITHUB_APP_ID=", "PERFGATE_GITHUB_INSTALLATION_ID=", "PERFGATE_GITHUB_APP_KEY_FILE=") // never publish from a test
+	cmd.Env = append(cmd.Env, env...)
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
@@ -320,5 +323,23 @@ func TestMigrateAndFlags(t *testing.T) {
 		if err == nil || exit.Code(err) != 2 || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v (exit %d), want exit 2 naming %s", tc.name, err, exit.Code(err), tc.want)
 		}
+	}
+}
+
+// TestOIDCFromFlags runs serve with its own issuer as --oidc-issuer, an
+// audience and an allow-list from the environment: the job's token writes,
+// another audience's does not.
+func TestOIDCFromFlags(t *testing.T) {
+	is := oidctest.New(t)
+	store := storeArgs(t, "sqlite")
+	p := start(t, append(store, "--oidc-issuer", is.URL, "--oidc-audience", "perfgate-verdictd"),
+		"PERFGATE_VERDICTD_ALLOW_REPO=acme/api=4242")
+	if code, err := post(p.url, oidctest.Sign(t, is.Key, is.Claims()), body(t, 1)); err != nil || code != 201 {
+		t.Errorf("the job's OIDC token: %d, %v; want 201", code, err)
+	}
+	other := is.Claims()
+	other["aud"] = "someone-else"
+	if code, err := post(p.url, oidctest.Sign(t, is.Key, other), body(t, 2)); err != nil || code != 401 {
+		t.Errorf("another audience's token: %d, %v; want 401", code, err)
 	}
 }
