@@ -27,11 +27,14 @@ const StallProneEnv = "STALL_PRONE"
 // beside the report the attempt job uploads.
 const DefaultAttemptRecord = "target/perf-run/attempt.json"
 
+// DefaultAttemptReport is where `perfgate run` writes the attempt's report.
+const DefaultAttemptReport = "target/perf-run/latest.json"
+
 // runAttemptsNext answers "retry or final?" for the attempt that just
 // ended, with the rules of internal/attempts: it prints the answer and a
 // one-line reason, sets the step outputs next and reason, and keeps both in
 // the attempt's record for the verdict job.
-func runAttemptsNext(_ context.Context, s *IO, args []string) error {
+func runAttemptsNext(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("attempts next", s)
 	number := fs.Int("attempt", 0, "the attempt's own number, from 1")
 	code := fs.String("exit-code", "", "the gate's exit code (0, 1, 2, or another code a crash left)")
@@ -41,6 +44,8 @@ func runAttemptsNext(_ context.Context, s *IO, args []string) error {
 	stall := fs.String("stall-prone", s.Env(StallProneEnv), "CPU models on which a regression is retried, comma-separated (default $"+StallProneEnv+")")
 	maxRetries := fs.Int("max-retries", attempts.DefaultMaxRetries, "attempts that may follow the first")
 	record := fs.String("record", DefaultAttemptRecord, "where to keep the attempt's record for `perfgate verdict` (empty: nowhere)")
+	reportPath := fs.String("report", DefaultAttemptReport, "the attempt's JSON report, posted to --service with the attempt")
+	service := addServiceFlags(fs, s)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -75,6 +80,10 @@ func runAttemptsNext(_ context.Context, s *IO, args []string) error {
 		policy.MaxRetries = -1 // the flag's 0 means none; the policy's 0 means the default
 	}
 	d := policy.Decide(o)
+	// With a service, its decision (its policy, the CPU models it learned
+	// stall) replaces the local one; the local one stands when it cannot
+	// be asked.
+	d = attemptsNextService(ctx, s, service, o, *reportPath, d)
 	if *record != "" {
 		if err := writeAttemptRecord(*record, attempts.NewRecord(o, d, host.Facts(s.Env).RunAttempt)); err != nil {
 			return err

@@ -63,8 +63,8 @@ type VerdictPublisher interface {
 }
 
 // newServicePublisher builds the verdict service's publisher from
-// --service URL; nil (the flag absent) until the service's client wires it.
-var newServicePublisher func(url string, s *IO) (VerdictPublisher, error)
+// --service URL and its audience; verdict_service.go wires it.
+var newServicePublisher func(sf *serviceFlags, s *IO) (VerdictPublisher, error)
 
 func runVerdict(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("verdict", s)
@@ -72,9 +72,9 @@ func runVerdict(ctx context.Context, s *IO, args []string) error {
 	out := fs.String("out", "target/perf-verdict", "where to write summary.md")
 	results := fs.String("job-results", "", "needs.attempt-<n>.result of each attempt job in order, comma-separated (success, failure, cancelled, skipped)")
 	stall := fs.String("stall-prone", s.Env(StallProneEnv), "CPU models on which a regression is retried, comma-separated (default $"+StallProneEnv+")")
-	var service *string
+	var service *serviceFlags
 	if newServicePublisher != nil {
-		service = fs.String("service", "", "the verdict service's URL: record the attempts and publish the verdict there")
+		service = addServiceFlags(fs, s)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -109,13 +109,14 @@ func runVerdict(ctx context.Context, s *IO, args []string) error {
 	if err := appendStepSummary(s, path); err != nil {
 		return err
 	}
-	if service != nil && *service != "" {
-		p, err := newServicePublisher(*service, s)
+	if service != nil && service.url != "" {
+		p, err := newServicePublisher(service, s)
 		if err != nil {
-			return err
-		}
-		if err := p.PublishVerdict(ctx, v); err != nil {
-			return fmt.Errorf("publishing the verdict to %s: %w", *service, err)
+			// No credential (a fork's pull request gets no OIDC token): the
+			// verdict above stands, the service just never hears of it.
+			warn(s, "not publishing to the verdict service %s: %v", service.url, err)
+		} else if err := p.PublishVerdict(ctx, v); err != nil {
+			return fmt.Errorf("publishing the verdict to %s: %w", service.url, err)
 		}
 	}
 	return finalError(v)
