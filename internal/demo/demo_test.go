@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/demo"
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
@@ -288,4 +289,20 @@ type fileText string
 func (f fileText) String() string {
 	b, _ := os.ReadFile(string(f))
 	return string(b)
+}
+
+// The demo's repository passes `perfgate check`: its contract offline,
+// every event's base, both plans.
+func TestCheckPassesOnTheDemoRepository(t *testing.T) {
+	bin := buildPerfgate(t)
+	dir := filepath.Join(t.TempDir(), "repo")
+	if _, err := demo.Build(context.Background(), dir, demo.Options{Binary: bin, Regression: true, Store: true,
+		Image: "perfgate-demo-dependency:check", DependencyPort: 18181}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "check", "--repo", dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("perfgate check on the demo repository: %v\n%s", err, out)
+	}
+	t.Logf("perfgate check:\n%s", out)
 }
