@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -89,9 +90,27 @@ func TestCIRunsTheReadmeTestCommand(t *testing.T) {
 		t.Errorf("the README's first command is %q, want the demo", lines[0])
 	}
 	test := lines[1]
-	for _, want := range []string{"gofmt -l", "go vet ./...", "go tool staticcheck ./...", "go test -count=1 ./...", "go test -race", "./internal/load/...", "./internal/run/...", "./internal/arms/..."} {
-		if !strings.Contains(test, want) {
-			t.Errorf("the README's test command %q lacks %q", test, want)
+	if test != "bash .ci/test" {
+		t.Errorf("the README's test command is %q, want bash .ci/test", test)
+	}
+	script, err := os.ReadFile(filepath.Join(root, ".ci", "test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"gofmt -l", "go vet ./...", "go tool staticcheck ./...", "go test -count=1 ./...", "go test -race", "./internal/load/...", "./internal/run/...", "./internal/arms/...", "-fuzz", "-fuzztime 10s"} {
+		if !strings.Contains(string(script), want) {
+			t.Errorf(".ci/test lacks %q", want)
+		}
+	}
+	// Every fuzz target in the tree is run by .ci/test, so a new one
+	// cannot be forgotten.
+	targets, err := exec.Command("grep", "-rhoE", "--include=*_test.go", "--exclude-dir=testdata", `^func (Fuzz[A-Za-z0-9_]+)`, filepath.Join(root, "internal")).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range strings.Fields(strings.ReplaceAll(string(targets), "func ", "")) {
+		if !strings.Contains(string(script), " "+f+"\n") {
+			t.Errorf(".ci/test does not run the fuzz target %s", f)
 		}
 	}
 	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
