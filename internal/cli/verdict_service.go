@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"regexp"
 	"strconv"
@@ -144,7 +145,8 @@ func warn(s *IO, format string, a ...any) {
 // Anything else (no answer, a 5xx, no OIDC token) means it is unreachable.
 func refused(err error) bool {
 	var api *client.APIError
-	return errors.As(err, &api) && api.Status >= 400 && api.Status < 500
+	return errors.As(err, &api) && api.Status >= 400 && api.Status < 500 &&
+		api.Status != http.StatusRequestTimeout && api.Status != http.StatusTooManyRequests
 }
 
 // PublishVerdict posts every attempt in order (a repeat of one `attempts
@@ -205,7 +207,12 @@ func (v *verdictService) decide(ctx context.Context, o attempts.Outcome, reportP
 		rc, err = v.c.PostAttempt(ctx, sub)
 		if err == nil {
 			d := rc.Attempt.Decision
-			if d.Next != verdict.NextRetry && d.Next != verdict.NextFinal {
+			if got := rc.Attempt.Facts.RunAttempt; !rc.Created && got != sub.Facts.RunAttempt {
+				// The service files an attempt once per run id, so a re-run
+				// of the workflow gets back the first run's attempt, and a
+				// decision about another outcome.
+				err = fmt.Errorf("it holds attempt %d of run %d from run attempt %d, and answered with that one's decision", o.Number, sub.Facts.RunID, got)
+			} else if d.Next != verdict.NextRetry && d.Next != verdict.NextFinal {
 				err = fmt.Errorf("the service answered the decision %q, neither retry nor final", d.Next)
 			} else {
 				fmt.Fprintf(v.s.Err, "decided by the verdict service %s\n", v.url)

@@ -159,6 +159,15 @@ func TestServiceRecordsAttemptsAndDecides(t *testing.T) {
 			t.Errorf("stored attempt %d has no report", i+1)
 		}
 	}
+	// A re-run of the workflow keeps the run id: the service answers
+	// with the first run's attempt 1, so the local policy decides.
+	job.env["GITHUB_RUN_ATTEMPT"] = "2"
+	rerun := filepath.Join(t.TempDir(), "latest.json")
+	report.Write(rerun, reporttest.Pass())
+	out, errs, err = job.run(t, "attempts", "next", "--attempt", "1", "--exit-code", "0", "--cpu-model", stallyModel, "--report", rerun, "--record", "")
+	if err != nil || !strings.Contains(out, "\nfinal\n") || !strings.Contains(out, "from run attempt 1") || !strings.Contains(out, "the local policy decided instead") {
+		t.Errorf("attempts next on a re-run: %v\n%s%s", err, out, errs)
+	}
 	d, err := srv.Store.GetRun(context.Background(), apitest.Repository, 7001)
 	if err != nil || d.Verdict != verdict.WordRegression || d.FinalAttempt != 2 {
 		t.Errorf("the service's run: %+v, %v; want final regression at attempt 2", d, err)
