@@ -78,7 +78,7 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 				continue
 			}
 			if err := contract.LoopbackURL(u.val, u.schemes...); err != nil {
-				return exit.Refusef("ab: --%s %q %v", u.flag, u.val, err)
+				return exit.Refusef("ab: --%s %q %v", u.flag, withoutUserinfo(u.val), err)
 			}
 		}
 		o.Base = gate.ArmSpec{Command: []string{"sh", "-c", "exec " + *baseCmd}, URL: *baseURL, Dir: *baseDir, Ready: *ready}
@@ -126,4 +126,25 @@ func appendStepSummary(s *IO, mdPath string) error {
 	}
 	githubactions.New(githubactions.WithGetenv(s.Env)).AddStepSummary(string(md))
 	return nil
+}
+
+// withoutUserinfo is raw with any user name and password cut out, for a
+// refusal to quote: a URL refused for carrying credentials must not print
+// them. The @PORT@ placeholder is kept, so its @ signs are not taken for
+// the one that ends the credentials.
+func withoutUserinfo(raw string) string {
+	const hidden = "\x00PORT\x00"
+	s := strings.ReplaceAll(raw, "@PORT@", hidden)
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return raw
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		rest = rest[at+1:]
+	}
+	return strings.ReplaceAll(scheme+"://"+rest, hidden, "@PORT@")
 }
