@@ -89,7 +89,15 @@ func runDemo(ctx context.Context, s *IO, args []string) (err error) {
 			return perr
 		}
 		o.DependencyPort = ports[0]
-		tag, remove, berr := demo.BuildImage(ctx, self)
+		// A demo killed before its teardown left its image.
+		stale, serr := demo.RemoveStaleImages(ctx, gate.OwnerGone)
+		for _, tag := range stale {
+			stage("dependency", "removed %s, left by a demo whose process is gone", tag)
+		}
+		if serr != nil {
+			return serr
+		}
+		tag, remove, berr := demo.BuildImage(ctx, self, gate.Owner())
 		if berr != nil {
 			return berr
 		}

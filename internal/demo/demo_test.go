@@ -306,3 +306,71 @@ func TestCheckPassesOnTheDemoRepository(t *testing.T) {
 	}
 	t.Logf("perfgate check:\n%s", out)
 }
+
+// A demo killed with SIGKILL runs no teardown and leaves its dependency's
+// image; the next demo removes it at its start and says so.
+func TestKilledDemosImageIsRemovedByTheNext(t *testing.T) {
+	if why := dockerMissing(); why != "" {
+		t.Fatalf("this test needs a docker engine and its compose tool: %s", why)
+	}
+	bin := buildPerfgate(t)
+	out := filepath.Join(t.TempDir(), "demo")
+	imageLine := regexp.MustCompile(`image (perfgate-demo-dependency:[0-9]+) built`)
+	start := func() (*exec.Cmd, fileText, chan error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		t.Cleanup(cancel)
+		cmd := exec.CommandContext(ctx, bin, "demo", "--out", out)
+		cmd.Dir, cmd.WaitDelay = t.TempDir(), 30*time.Second
+		f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		cmd.Stderr = f
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		t.Cleanup(func() { _ = cmd.Process.Kill(); <-done; done <- nil })
+		return cmd, fileText(f.Name()), done
+	}
+	waitFor := func(stderr fileText, done chan error, what *regexp.Regexp) []string {
+		deadline := time.After(2 * time.Minute)
+		for {
+			if m := what.FindStringSubmatch(stderr.String()); m != nil {
+				return m
+			}
+			select {
+			case err := <-done:
+				done <- err
+				t.Fatalf("the demo ended (%v) before %q:\n%s", err, what, stderr.String())
+			case <-deadline:
+				t.Fatalf("the demo never printed %q:\n%s", what, stderr.String())
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	first, stderr, done := start()
+	tag := waitFor(stderr, done, imageLine)[1]
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	done <- nil
+	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", tag).Run() })
+	if err := exec.Command("docker", "image", "inspect", tag).Run(); err != nil {
+		t.Fatalf("the killed demo's image %s is gone by itself (%v): nothing to test", tag, err)
+	}
+	second, stderr2, done2 := start()
+	waitFor(stderr2, done2, regexp.MustCompile(`removed `+regexp.QuoteMeta(tag)+`, left by a demo whose process is gone`))
+	_ = second.Process.Signal(syscall.SIGTERM)
+	<-done2
+	done2 <- nil
+	if err := exec.Command("docker", "image", "inspect", tag).Run(); err == nil {
+		t.Errorf("the killed demo's image %s is still there after the next demo started", tag)
+	}
+	if left := leftBehind(t, out, stderr2.String()); len(left) > 0 {
+		t.Errorf("the stopped demo left behind:\n%s", strings.Join(left, "\n"))
+	}
+}

@@ -33,11 +33,16 @@ func DockerReady(ctx context.Context) string {
 	return ""
 }
 
+// OwnerLabel labels the dependency's image with the demo process that
+// built it, so a later demo removes what a killed one left.
+const OwnerLabel = "perfgate.demo.owner"
+
 // BuildImage builds the dependency's image FROM scratch around the perfgate
-// binary, tagged with this process's id so two demos never share one. A
-// binary linked against the C library (go run's default with cgo) brings
-// its loader and libraries along, as ldd names them.
-func BuildImage(ctx context.Context, binary string) (tag string, remove func() error, err error) {
+// binary, tagged with this process's id so two demos never share one, and
+// labelled with owner. A binary linked against the C library (go run's
+// default with cgo) brings its loader and libraries along, as ldd names
+// them.
+func BuildImage(ctx context.Context, binary, owner string) (tag string, remove func() error, err error) {
 	dir, err := os.MkdirTemp("", "perfgate-demo-image-")
 	if err != nil {
 		return "", nil, fmt.Errorf("demo: building the dependency's image: %w", err)
@@ -63,7 +68,7 @@ func BuildImage(ctx context.Context, binary string) (tag string, remove func() e
 		return "", nil, fmt.Errorf("demo: building the dependency's image: %w", err)
 	}
 	tag = "perfgate-demo-dependency:" + strconv.Itoa(os.Getpid())
-	if out, err := exec.CommandContext(ctx, "docker", "build", "-q", "-t", tag, dir).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(ctx, "docker", "build", "-q", "--label", OwnerLabel+"="+owner, "-t", tag, dir).CombinedOutput(); err != nil {
 		return "", nil, fmt.Errorf("demo: docker build of the dependency's image: %s", firstLine(out, err))
 	}
 	remove = func() error {
@@ -74,6 +79,40 @@ func BuildImage(ctx context.Context, binary string) (tag string, remove func() e
 		return nil
 	}
 	return tag, remove, nil
+}
+
+// RemoveStaleImages removes the dependency images of demos whose owner gone
+// reports as ended (a demo killed before its teardown) and returns their
+// tags.
+func RemoveStaleImages(ctx context.Context, gone func(owner string) bool) ([]string, error) {
+	ids, err := exec.CommandContext(ctx, "docker", "images", "-q", "--filter", "label="+OwnerLabel).Output()
+	if err != nil {
+		return nil, fmt.Errorf("demo: listing earlier demos' images: %w", err)
+	}
+	var removed []string
+	seen := map[string]bool{}
+	for _, id := range strings.Fields(string(ids)) {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		out, err := exec.CommandContext(ctx, "docker", "image", "inspect", "--format",
+			`{{index .Config.Labels "`+OwnerLabel+`"}}{{range .RepoTags}} {{.}}{{end}}`, id).Output()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		fields := strings.Fields(string(out))
+		if len(fields) < 2 || !gone(fields[0]) {
+			continue
+		}
+		for _, tag := range fields[1:] {
+			if out, err := exec.CommandContext(ctx, "docker", "rmi", "-f", tag).CombinedOutput(); err != nil {
+				return removed, fmt.Errorf("demo: removing the image %s a killed demo left: %s", tag, firstLine(out, err))
+			}
+			removed = append(removed, tag)
+		}
+	}
+	return removed, nil
 }
 
 // sharedLibraries lists the files a dynamically linked binary loads
