@@ -70,14 +70,7 @@ expect = 200
 			t.Fatal(err)
 		}
 	}
-	archive := filepath.Join(t.TempDir(), "arms.tar.gz")
-	if err := Pack(build, archive); err != nil {
-		t.Fatal(err)
-	}
-	attempt := t.TempDir()
-	if err := Unpack(archive, attempt); err != nil {
-		t.Fatal(err)
-	}
+	attempt := packAndUnpack(t, build)
 	for _, arm := range []string{BaseArm, HeadArm} {
 		c, err := LoadArm(filepath.Join(attempt, arm))
 		if err != nil {
@@ -208,4 +201,19 @@ func TestRelativePathsReadTheHeadsTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRefusal(t, base.CheckConfig(ctx, a, "base1234"), "base1234")
+}
+
+// packAndUnpack packs the built arms under build and unpacks them into a
+// fresh folder, as an attempt job gets them; it returns that folder.
+func packAndUnpack(t *testing.T, build string) string {
+	t.Helper()
+	archive := filepath.Join(t.TempDir(), "arms.tar.gz")
+	if err := Pack(build, archive); err != nil {
+		t.Fatal(err)
+	}
+	attempt := t.TempDir()
+	if err := Unpack(archive, attempt); err != nil {
+		t.Fatal(err)
+	}
+	return attempt
 }
