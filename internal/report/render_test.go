@@ -74,6 +74,15 @@ func markdown(t *testing.T, r *report.Report) string {
 	return md.String()
 }
 
+func text(t *testing.T, r *report.Report) string {
+	t.Helper()
+	var txt bytes.Buffer
+	if err := report.Text(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	return txt.String()
+}
+
 func TestMarkdownHolds(t *testing.T) {
 	s := markdown(t, reporttest.Regression())
 	for _, want := range []string{
@@ -201,13 +210,7 @@ func TestRenderLeftOutAndThresholds(t *testing.T) {
 	in.Metrics = ms
 	in.Thresholds = []judge.Threshold{{Line: 31, Metric: "p90", Group: "search", Side: "client", BelowMS: 5, Value: 7.5, Samples: 1600}}
 	r.Verdict = judge.Judge(*in)
-	var md, txt bytes.Buffer
-	if err := report.Markdown(&md, r); err != nil {
-		t.Fatal(err)
-	}
-	if err := report.Text(&txt, r); err != nil {
-		t.Fatal(err)
-	}
+	md, txt := markdown(t, r), text(t, r)
 	for _, want := range []string{
 		"| groups compared | 2 of 3; 1 left out (below) |",
 		"### Groups left out\n\n- group metadata not compared: base had no answer as the plan says in 4 of 4 phases (answered 404 x1600)",
@@ -215,13 +218,13 @@ func TestRenderLeftOutAndThresholds(t *testing.T) {
 		"| 31 | threshold (plan line 31): p90 of group search is 7.5 ms over 1600 answers, must be under 5 ms | **FAIL** |",
 		"- head: threshold (plan line 31)",
 	} {
-		if !strings.Contains(md.String(), want) {
-			t.Errorf("summary lacks %q:\n%s", want, md.String())
+		if !strings.Contains(md, want) {
+			t.Errorf("summary lacks %q:\n%s", want, md)
 		}
 	}
 	for _, want := range []string{"groups compared  2 of 3", "groups left out:\n  - group metadata not compared", "thresholds:\n  - threshold (plan line 31)"} {
-		if !strings.Contains(txt.String(), want) {
-			t.Errorf("text lacks %q:\n%s", want, txt.String())
+		if !strings.Contains(txt, want) {
+			t.Errorf("text lacks %q:\n%s", want, txt)
 		}
 	}
 }
