@@ -130,6 +130,32 @@ func (c *Contract) Render(ctx context.Context, o RenderOptions) (*Arm, error) {
 	return a, nil
 }
 
+// CheckOverrides derives the arm's overrides exactly as Render will for
+// port and dir, and refuses what Render would refuse: an override file that
+// sets nothing, a legacy function that sets nothing or fails, a variable
+// that [env] fixes. A run calls it before any service starts, so such a
+// tree is refused without a container started for nothing; the legacy
+// function is then evaluated twice, which it must bear anyway (it only
+// prints and assigns).
+func (c *Contract) CheckOverrides(ctx context.Context, port int, dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("checking the overrides of %s: %w", c.Tree, err)
+	}
+	fill := strings.NewReplacer("@PORT@", strconv.Itoa(port), "@DIR@", abs)
+	overrides, src, err := c.overrides(ctx, fill)
+	if err != nil {
+		return err
+	}
+	for _, kv := range overrides {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, fixed := c.Env[name]; fixed {
+			return exit.Refusef("%s: sets %s, which [env] of %s:%d fixes for every arm: remove one of them", src(name), name, GateFile, c.lines["env."+name])
+		}
+	}
+	return nil
+}
+
 // renderConfig fills the placeholders line by line so a refusal names the line.
 func renderConfig(file string, raw []byte, fill *strings.Replacer) ([]byte, error) {
 	lines := bytes.SplitAfter(raw, []byte("\n"))

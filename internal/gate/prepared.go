@@ -86,6 +86,21 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		return nil, err
 	}
 
+	// Each arm's overrides (arm.env, or a legacy tree's function) are
+	// derived before any service starts: a function that sets nothing was
+	// once refused only after the compose projects were up. The arms' real
+	// ports are chosen after the services, which may take ports of their
+	// own; these only stand in for them.
+	checkPorts, err := FreePorts(2)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range []*contract.Contract{baseC, headC} {
+		if err := c.CheckOverrides(ctx, checkPorts[i], filepath.Join(pr.Out, []string{"base", "head"}[i])); err != nil {
+			return nil, err
+		}
+	}
+
 	var svc *services.Plan
 	if len(headC.Compose) > 0 || len(baseC.Compose) > 0 {
 		project := composeProject(pr.Repo)
