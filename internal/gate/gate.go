@@ -203,10 +203,12 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		Base:    base.Info,
 		Head:    head.Info,
 		Settings: report.Settings{
-			Plan: o.Plan.Path, Pairs: ab.Pairs, Rate: ab.Rate,
+			Plan: o.Plan.Path, PlanPath: repoPath(o.Plan.Path, os.Getenv), Pairs: ab.Pairs, Rate: ab.Rate,
 			Warmup: report.Duration(ab.Warmup), Measure: report.Duration(ab.Measure), Idle: report.Duration(ab.Idle),
 		},
-		Input: res.Input,
+		// The plan lines the verdict service annotates a breach on.
+		PlanLines: o.Plan.MetricLines(res.Input.Metrics),
+		Input:     res.Input,
 	}
 	// Which attempt this is and where it ran, as retries are decided by them.
 	runner := host.Facts(os.Getenv)

@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/report"
 	"github.com/perfgate/perfgate/internal/services/servicetest"
 )
 
@@ -105,7 +106,31 @@ func gateOnce(t *testing.T, p *plan.Plan, base, head ArmSpec, store bool) judge.
 		}
 	}
 	t.Logf("verdict %s; failures %q; cannot judge %q; notes %q", rep.Verdict.Word(), rep.Verdict.Failures, rep.Verdict.CannotJudge, rep.Verdict.Notes)
+	checkPlanLines(t, filepath.Join(out, ReportFile))
 	return rep.Verdict
+}
+
+// checkPlanLines: the written report names the plan by its path in this
+// repository and each group's latency metrics by the group's [[group]]
+// line in testPlan, for the verdict service's annotations; testPlan sets
+// no tolerance, so no metric without a group has a line.
+func checkPlanLines(t *testing.T, path string) {
+	t.Helper()
+	r, err := report.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Settings.PlanPath != "internal/gate/test-plan.toml" {
+		t.Errorf("plan_path %q, want internal/gate/test-plan.toml", r.Settings.PlanPath)
+	}
+	// A group left out of the comparison has no metrics to look up.
+	groupLine := map[string]int{"hello": 2, "item": 8}
+	for _, m := range r.Input.Metrics {
+		_, g, _ := judge.SplitLatencyID(m.ID)
+		if r.PlanLines[m.ID] != groupLine[g] {
+			t.Errorf("plan_lines[%s] = %d, want %d (all: %v)", m.ID, r.PlanLines[m.ID], groupLine[g], r.PlanLines)
+		}
+	}
 }
 
 func TestAAPasses(t *testing.T) {

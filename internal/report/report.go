@@ -53,14 +53,18 @@ func (d Duration) String() string {
 }
 
 // Settings are the run's shape, as the plan gave it. Rate is arrivals/s
-// to each arm.
+// to each arm. Plan is the plan's path as the command line gave it;
+// PlanPath is the same file relative to its repository's root
+// (perf/plan.toml), which GitHub annotations need, empty when the plan lies
+// in no repository. Reports from before PlanPath carry none.
 type Settings struct {
-	Plan    string   `json:"plan,omitempty"`
-	Pairs   int      `json:"pairs"`
-	Rate    float64  `json:"rate"`
-	Warmup  Duration `json:"warmup"`
-	Measure Duration `json:"measure"`
-	Idle    Duration `json:"idle"`
+	Plan     string   `json:"plan,omitempty"`
+	PlanPath string   `json:"plan_path,omitempty"`
+	Pairs    int      `json:"pairs"`
+	Rate     float64  `json:"rate"`
+	Warmup   Duration `json:"warmup"`
+	Measure  Duration `json:"measure"`
+	Idle     Duration `json:"idle"`
 }
 
 // Report is one attempt's gate: who ran against whom, how, everything the
@@ -81,9 +85,15 @@ type Report struct {
 	CPUModel   string `json:"cpu_model,omitempty"`
 	// Rejudged is set by `perfgate compare`: the verdict below is not the
 	// run's own but a judgement of its figures under other tolerances.
-	Rejudged bool          `json:"rejudged,omitempty"`
-	Input    judge.Input   `json:"input"`
-	Verdict  judge.Verdict `json:"verdict"`
+	Rejudged bool `json:"rejudged,omitempty"`
+	// PlanLines maps a metric ID to the plan line its judgement came from
+	// (plan.MetricLine), so the verdict service annotates that line; a
+	// metric the plan writes nothing about has none. It is keyed by ID,
+	// not kept in the verdict, so a rejudged report keeps it. Reports from
+	// before it carry none.
+	PlanLines map[string]int `json:"plan_lines,omitempty"`
+	Input     judge.Input    `json:"input"`
+	Verdict   judge.Verdict  `json:"verdict"`
 }
 
 // Write stores r at path as indented JSON, at the current Version,

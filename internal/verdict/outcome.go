@@ -2,6 +2,8 @@ package verdict
 
 import (
 	"fmt"
+	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/report"
@@ -39,7 +41,8 @@ func title(a *Attempt, word string) string {
 
 // outcome is what the check and the PR comment say: the deciding
 // attempt's Markdown summary, the attempts table (CPU model, verdict, why
-// a retry ran) and one annotation per failing metric on the plan file.
+// a retry ran) and one annotation per failing metric or threshold on the
+// plan file.
 func outcome(run *Run, final *Attempt, all []Attempt) (Outcome, error) {
 	o := Outcome{Word: run.Verdict, Title: run.Title, DetailsURL: final.Facts.DetailsURL}
 	var b strings.Builder
@@ -51,21 +54,7 @@ func outcome(run *Run, final *Attempt, all []Attempt) (Outcome, error) {
 		if err := report.Markdown(&b, r); err != nil {
 			return o, fmt.Errorf("writing the summary of run %d: %w", run.RunID, err)
 		}
-		planPath := r.Settings.Plan
-		if planPath == "" {
-			planPath = "perf/plan.toml"
-		}
-		for _, m := range r.Verdict.Metrics {
-			if !m.Fail {
-				continue
-			}
-			o.Annotations = append(o.Annotations, Annotation{
-				Path:  planPath,
-				Title: "perfgate: " + m.ID + " regressed",
-				Message: fmt.Sprintf("%s: head %.4g against base %.4g (x%.3f), over the threshold of %.1f %% in %d of %d pairs",
-					m.ID, m.Head, m.Base, m.Ratio, 100*m.Threshold, m.PairsBreached, m.Pairs),
-			})
-		}
+		o.Annotations = annotations(r)
 	} else {
 		fmt.Fprintf(&b, "## perfgate: %s\n\n", run.Title)
 	}
@@ -79,6 +68,62 @@ func outcome(run *Run, final *Attempt, all []Attempt) (Outcome, error) {
 	}
 	o.Summary = b.String()
 	return o, nil
+}
+
+// defaultPlanPath is where a plan lives unless the report says otherwise.
+const defaultPlanPath = "perf/plan.toml"
+
+// annotations are r's failing metrics and thresholds, each on the plan
+// line it comes from: the report's plan_lines for a metric (its tolerance
+// key, else its group's [[group]] header) and a threshold's own
+// [[threshold]] line. Line 1 stands in for a metric without a line, and
+// for every metric of a report from before plan_lines.
+func annotations(r *report.Report) []Annotation {
+	file := planFile(r.Settings)
+	var out []Annotation
+	for _, m := range r.Verdict.Metrics {
+		if !m.Fail {
+			continue
+		}
+		out = append(out, Annotation{
+			Path:  file,
+			Line:  max(r.PlanLines[m.ID], 1),
+			Title: "perfgate: " + m.ID + " regressed",
+			Message: fmt.Sprintf("%s: head %.4g against base %.4g (x%.3f), over the threshold of %.1f %% in %d of %d pairs",
+				m.ID, m.Head, m.Base, m.Ratio, 100*m.Threshold, m.PairsBreached, m.Pairs),
+		})
+	}
+	for _, th := range r.Verdict.Thresholds {
+		if !th.Fail {
+			continue
+		}
+		subject := "all groups"
+		if th.Group != "" {
+			subject = th.Group
+		}
+		out = append(out, Annotation{
+			Path:    file,
+			Line:    max(th.Line, 1),
+			Title:   "perfgate: threshold " + th.Metric + " of " + subject + " not met",
+			Message: th.Says,
+		})
+	}
+	return out
+}
+
+// planFile is the plan's path in the repository, which GitHub annotates:
+// the report's plan_path, else its plan when that is already relative
+// and inside the checkout (reports from before plan_path), else
+// perf/plan.toml, since an absolute path names no file to GitHub.
+func planFile(s report.Settings) string {
+	if s.PlanPath != "" {
+		return s.PlanPath
+	}
+	p := path.Clean(filepath.ToSlash(s.Plan))
+	if s.Plan == "" || filepath.IsAbs(s.Plan) || path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../") {
+		return defaultPlanPath
+	}
+	return p
 }
 
 func cell(s string) string {
