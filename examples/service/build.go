@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 )
@@ -19,4 +20,22 @@ func Build(ctx context.Context, dir string) (string, error) {
 		return "", fmt.Errorf("building the example service: %w\n%s", err, out)
 	}
 	return bin, nil
+}
+
+// RunTests builds the example service into a temporary folder, sets *bin to
+// the binary, runs the package's tests and removes the folder; it returns
+// the tests' exit code. It is the TestMain of every package whose tests
+// start the service as a real arm (m is the *testing.M).
+func RunTests(m interface{ Run() int }, bin *string) int {
+	dir, err := os.MkdirTemp("", "exampled-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "making a folder for the example service:", err)
+		return 2
+	}
+	defer os.RemoveAll(dir)
+	if *bin, err = Build(context.Background(), dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	return m.Run()
 }

@@ -24,20 +24,7 @@ func TestMain(m *testing.M) {
 		burnHelper(d)
 		return
 	}
-	dir, err := os.MkdirTemp("", "arms-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "making a temp dir:", err)
-		os.Exit(1)
-	}
-	exampled, err = service.Build(context.Background(), dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(service.RunTests(m, &exampled))
 }
 
 // freeAddr returns a loopback address nothing listens on right now.

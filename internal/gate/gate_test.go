@@ -2,7 +2,6 @@ package gate
 
 import (
 	"context"
-	"fmt"
 	exampleservice "github.com/perfgate/perfgate/examples/service"
 	"os"
 	"path/filepath"
@@ -21,19 +20,8 @@ import (
 var exampled string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "perfgate-gate-test")
-	if err != nil {
-		panic(err)
-	}
-	exampled, err = exampleservice.Build(context.Background(), dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(2)
-	}
-	code := m.Run()
+	code := exampleservice.RunTests(m, &exampled)
 	servicetest.Cleanup()
-	os.RemoveAll(dir)
 	os.Exit(code)
 }
 

@@ -2,7 +2,6 @@ package run_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,22 +19,7 @@ import (
 
 var exampled string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "run-gate-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	exampled, err = service.Build(context.Background(), dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(2)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(service.RunTests(m, &exampled)) }
 
 // startArm starts the example service with knobs as one arm, stopped in
 // t.Cleanup.
