@@ -39,6 +39,9 @@ func (p procStat) total() int64   { return p.self + p.children }
 func (p procStat) alive() bool    { return p.state != 'Z' && p.state != 'X' }
 func ticks(n int64) time.Duration { return time.Duration(n) * time.Second / userHZ }
 
+// CPUResolution is the step CPU times move in: one clock tick.
+const CPUResolution = time.Second / userHZ
+
 // parseStat parses /proc/<pid>/stat. The command name sits in parentheses
 // and may itself hold spaces and parentheses, so fields are counted from the
 // last ')'.

@@ -61,11 +61,17 @@ type Schedule struct {
 // Phase is one arm's measured window in one pair. Values holds every
 // metric's value by ID; Lead says which arm's arrivals came first.
 type Phase struct {
-	Pair     int                `json:"pair"`
-	Lead     string             `json:"lead"`
-	Values   map[string]float64 `json:"values"`
-	Groups   []GroupFigures     `json:"groups"`
-	Schedule Schedule           `json:"schedule"`
+	Pair   int                `json:"pair"`
+	Lead   string             `json:"lead"`
+	Values map[string]float64 `json:"values"`
+	// Resolution is, by metric ID, the step a value moves in within this
+	// phase: CPU time is counted in clock ticks, so CPU per request moves
+	// in one tick over the phase's requests. The paired rule does not
+	// count a pair as breached by a difference its rounding could make.
+	// Absent: the value is exact enough.
+	Resolution map[string]float64 `json:"resolution,omitempty"`
+	Groups     []GroupFigures     `json:"groups"`
+	Schedule   Schedule           `json:"schedule"`
 }
 
 // Idle holds the head's idle phase: its CPU as a fraction of one core and

@@ -130,12 +130,20 @@ func judgeMetric(in Input, m Metric, rule string) MetricResult {
 	if !r.ZeroBase {
 		r.Ratio = r.Head / r.Base
 	}
+	// The rounding of each phase's value (Phase.Resolution) counts under
+	// the paired rule only; the seed's rule stays FerroFED's reading.
+	rbs, rhs := make([]float64, n), make([]float64, n)
+	if rule != RuleSeed {
+		for i := 0; i < n; i++ {
+			rbs[i], rhs[i] = in.Base[i].Resolution[m.ID], in.Head[i].Resolution[m.ID]
+		}
+	}
 	if rule == RuleSeed || r.ZeroBase {
 		// A base median of 0 has no ratio under either rule: the seed's
 		// absolute reading of a rise from 0 decides (docs/judge.md).
-		judgeSeed(&r, bs, hs)
+		judgeSeed(&r, bs, hs, rbs, rhs)
 	} else {
-		judgePaired(&r, bs, hs)
+		judgePaired(&r, bs, hs, rbs, rhs)
 	}
 	// Most means strictly more than half: 2 of 4 is a tie, not most.
 	r.Fail = r.Breach && 2*r.PairsBreached > n
@@ -147,16 +155,27 @@ func judgeMetric(in Input, m Metric, rule string) MetricResult {
 // judgeSeed is FerroFED's gate's rule: the medians of the phases, the
 // floor the worse of the two arms' own spreads, each pair breaching
 // against the same threshold.
-func judgeSeed(r *MetricResult, bs, hs []float64) {
+func judgeSeed(r *MetricResult, bs, hs, rb, rh []float64) {
 	r.Floor = math.Max(r.BaseSpread, r.HeadSpread)
 	r.Threshold = math.Max(r.Tolerance, r.Floor)
 	r.Worse, r.ZeroBase = worse(r.Base, r.Head, r.HigherIsBetter)
 	r.Breach = breaches(r.Base, r.Head, r.Threshold, r.HigherIsBetter)
 	for i := range bs {
-		if breaches(bs[i], hs[i], r.Threshold, r.HigherIsBetter) {
+		b, h := rounded(bs[i], hs[i], rb[i], rh[i], r.HigherIsBetter)
+		if breaches(b, h, r.Threshold, r.HigherIsBetter) {
 			r.PairsBreached++
 		}
 	}
+}
+
+// rounded moves a pair's base and head values toward each other by their
+// rounding (Phase.Resolution; 0 when exact), so that a pair breaches only
+// by a difference the rounding cannot make.
+func rounded(b, h, rb, rh float64, higherIsBetter bool) (float64, float64) {
+	if higherIsBetter {
+		return math.Max(b-rb, 0), h + rh
+	}
+	return b + rb, math.Max(h-rh, 0)
 }
 
 // judgePaired is the paired rule: on the log of each pair's ratio
@@ -164,18 +183,23 @@ func judgeSeed(r *MetricResult, bs, hs []float64) {
 // the floor is the one-sided (1-PairedAlpha) Student bound on that mean
 // from the pairs' scatter: the runner's drift, which both arms of a pair
 // share, is not in it. A pair breaches when its own ratio is worse than
-// the tolerance (the floor bounds the mean, not one pair).
-func judgePaired(r *MetricResult, bs, hs []float64) {
+// the tolerance (the floor bounds the mean, not one pair), even after both
+// values are moved by their rounding (rb, rh: Phase.Resolution) toward each
+// other. Without that, a short phase's CPU, a few clock ticks, gave equal
+// ratios in every pair (3 ticks against 2, twice): no scatter, no floor,
+// and an A/A gate failed on cpu_per_request.
+func judgePaired(r *MetricResult, bs, hs, rb, rh []float64) {
 	var ls []float64 // ln(head/base) per pair
 	for i := range bs {
 		b, h := bs[i], hs[i]
+		bb, hh := rounded(b, h, rb[i], rh[i], r.HigherIsBetter)
 		switch {
 		case b > 0 && h > 0:
 			ls = append(ls, math.Log(h/b))
-			if breaches(b, h, r.Tolerance, r.HigherIsBetter) {
+			if breaches(bb, hh, r.Tolerance, r.HigherIsBetter) {
 				r.PairsBreached++
 			}
-		case breaches(b, h, r.Tolerance, r.HigherIsBetter):
+		case breaches(bb, hh, r.Tolerance, r.HigherIsBetter):
 			// A pair with a 0 has no log ratio; a rise from 0 (or a fall
 			// to 0 of throughput) still breaches in that pair.
 			r.PairsBreached++

@@ -7,6 +7,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/perfgate/perfgate/internal/arms"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
 	"github.com/perfgate/perfgate/internal/plan"
@@ -49,6 +50,7 @@ func phaseFigures(pair int, lead string, r *armRun, withStore bool) judge.Phase 
 	}
 	if all.Requests > 0 {
 		ph.Values[judge.MetricCPUPerRequest] = ms(r.cpu) / float64(all.Requests)
+		ph.Resolution = map[string]float64{judge.MetricCPUPerRequest: ms(arms.CPUResolution) / float64(all.Requests)}
 		if withStore {
 			ph.Values[judge.MetricTxPerRequest] = float64(r.tx) / float64(all.Requests)
 		}
