@@ -204,3 +204,68 @@ func TestHitRuleRefusals(t *testing.T) {
 		t.Errorf("empty rule: %v %v", m, err)
 	}
 }
+
+// FuzzHitParser: a hit rule never changes a response's framing (what is
+// consumed, done, the error), and where the reads split never changes
+// whether it is a hit.
+//
+//	go test ./internal/load -run '^$' -fuzz FuzzHitParser -fuzztime 10s
+func FuzzHitParser(f *testing.F) {
+	f.Add([]byte(httpResp("X-Cache: HIT\r\n", `{"cache":{"hit":true}}`)), uint16(20), false)
+	f.Add([]byte(chunkedResp("", `{"cache":{"hit":true}}`)), uint16(50), true)
+	f.Add([]byte("HTTP/1.1 200 OK\r\n\r\n{\"cache\":{\"hit\":true}}"), uint16(3), true)
+	for _, tc := range parseCases {
+		f.Add([]byte(tc.in+tc.next), uint16(len(tc.in)/2), true)
+	}
+	header := &hitMatch{header: []byte("x-cache"), value: []byte("HIT"), hasValue: true}
+	field := &hitMatch{field: []string{"cache", "hit"}, fieldValue: true}
+	f.Fuzz(func(t *testing.T, wire []byte, split uint16, byField bool) {
+		m := header
+		if byField {
+			m = field
+		}
+		type out struct {
+			n    int
+			done bool
+			err  string
+			r    response
+		}
+		run := func(m *hitMatch, parts ...[]byte) out {
+			var p respParser
+			p.resetHit(false, nil, m)
+			var o out
+			for _, b := range parts {
+				n, done, err := p.feed(b)
+				o.n += n
+				if err != nil {
+					o.err = err.Error()
+				}
+				if done || err != nil {
+					o.done = done
+					break
+				}
+			}
+			if !o.done && o.err == "" {
+				if d, err := p.eof(); err != nil {
+					o.err = err.Error()
+				} else {
+					o.done = d
+				}
+			}
+			o.r = p.result()
+			return o
+		}
+		whole := run(m, wire)
+		plain := run(nil, wire)
+		if plain.n != whole.n || plain.done != whole.done || plain.err != whole.err || plain.r.bytesIn != whole.r.bytesIn {
+			t.Fatalf("the rule changed the framing: %+v, without %+v", whole, plain)
+		}
+		if plain.r.hit || plain.r.hitBeyond {
+			t.Fatal("a hit without a rule")
+		}
+		i := int(split) % (len(wire) + 1)
+		if o := run(m, wire[:i], wire[i:]); o.r.hit != whole.r.hit || o.r.hitBeyond != whole.r.hitBeyond {
+			t.Fatalf("split at %d: %+v; whole %+v", i, o, whole)
+		}
+	})
+}
