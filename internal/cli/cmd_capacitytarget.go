@@ -30,13 +30,14 @@ func runCapacityTarget(ctx context.Context, s *IO, args []string) error {
 	service := fs.Duration("service", 20*time.Millisecond, "`S`, how long a worker takes per request")
 	queue := fs.Int("queue", 1000, "requests that may wait for a worker before the target answers 503")
 	failAbove := fs.Int("fail-above", 0, "answer 503 to a request arriving while more than `N` are inside (0: never)")
+	hitEvery := fs.Int("hit-every", 0, "answer JSON {\"cache\":{\"hit\":...}} with X-Cache, a hit for every `N`-th request (0: plain \"ok\")")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return exit.Refusef("perfgate capacity-target: unexpected argument %q; every setting is a flag", fs.Arg(0))
 	}
-	srv, err := target.New(target.Config{Workers: *workers, Service: *service, Queue: *queue, FailAbove: *failAbove})
+	srv, err := target.New(target.Config{Workers: *workers, Service: *service, Queue: *queue, FailAbove: *failAbove, HitEvery: *hitEvery})
 	if err != nil {
 		return exit.Refuse(err)
 	}

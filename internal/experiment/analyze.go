@@ -122,10 +122,19 @@ func deriveStages(stages []Stage, st Settings) {
 				firstServer = d.ServerMS
 			}
 		}
-		if len(st.HitStatus) > 0 && t.Expected > 0 {
+		if hitRule := st.HitHeader != "" || st.HitField != ""; (hitRule || len(st.HitStatus) > 0) && t.Expected > 0 {
 			var hits uint64
 			for _, c := range st.HitStatus {
 				hits += t.Statuses[c]
+			}
+			if hitRule {
+				// The engine judged each answer by the header or the
+				// JSON field (load.HitRule).
+				hits = t.Hits
+				if t.HitBeyond > 0 {
+					d.Flags = append(d.Flags, fmt.Sprintf("%d answers had %s past the first %d KiB of the body, which is all perfgate reads: counted as misses",
+						t.HitBeyond, st.HitField, load.MaxHitBody>>10))
+				}
 			}
 			hr := float64(hits) / float64(t.Expected)
 			d.HitRatio = &hr

@@ -182,3 +182,38 @@ duration = "3s"
 		t.Errorf("no growth rate for %s: %+v", rss.Name, rep.Phases[0].GaugeGrowth)
 	}
 }
+
+func TestHitRatioByHeaderAndJSONField(t *testing.T) {
+	// Every fourth answer is a hit: X-Cache: HIT and {"cache":{"hit":true}}.
+	for _, tc := range []struct {
+		name, rule string
+		pad        int
+		lo, hi     float64
+		flag       string
+	}{
+		{"header and value", `hit_header = "X-Cache: HIT"`, 0, 0.2, 0.3, "mostly misses"},
+		{"header present", `hit_header = "x-cache"`, 0, 1, 1, ""},
+		{"JSON field", "hit_field = \"cache.hit\"\nhit_value = true", 0, 0.2, 0.3, "mostly misses"},
+		{"JSON field beyond the bound", `hit_field = "cache.hit"`, 70 << 10, 0, 0, "past the first 64 KiB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := targettest.Start(t, target.Config{Workers: 8, Service: time.Millisecond, HitEvery: 4, Pad: tc.pad})
+			p := parsePlan(t, "model = \"closed\"\ngroup = \"work\"\nconcurrency = [2]\nwarmup = \"200ms\"\nstage = \"800ms\"\n"+tc.rule+"\n")
+			rep := runExperiment(t, p, url)
+			if len(rep.Stages) != 1 {
+				t.Fatalf("%d stages", len(rep.Stages))
+			}
+			d := rep.Stages[0].Derived
+			if d.HitRatio == nil || *d.HitRatio < tc.lo || *d.HitRatio > tc.hi {
+				t.Fatalf("hit ratio %v, want %g..%g", d.HitRatio, tc.lo, tc.hi)
+			}
+			flags := strings.Join(d.Flags, "; ")
+			if tc.flag != "" && !strings.Contains(flags, tc.flag) {
+				t.Errorf("flags %q, want %q", flags, tc.flag)
+			}
+			if tc.flag == "" && strings.Contains(flags, "mostly misses") {
+				t.Errorf("flags %q on an all-hit run", flags)
+			}
+		})
+	}
+}

@@ -69,6 +69,9 @@ type Settings struct {
 	ObjectiveMS   float64          `json:"objective_ms,omitempty"` // the latency objective; 0 = none
 	KneeTolerance float64          `json:"knee_tolerance"`
 	HitStatus     []int            `json:"hit_status,omitempty"`
+	HitHeader     string           `json:"hit_header,omitempty"`
+	HitField      string           `json:"hit_field,omitempty"`
+	HitValue      any              `json:"hit_value,omitempty"`
 	Group         string           `json:"group,omitempty"`
 	Users         int              `json:"users,omitempty"`
 	ThinkS        float64          `json:"think_s,omitempty"`

@@ -22,6 +22,7 @@ type Attack struct {
 	Start        time.Time      // schedule origin shared by paired attacks (zero: now)
 	Offset       time.Duration  // every arrival shifted by this (A/B: half an interval)
 	ServerTiming string         // "" = parse `Server-Timing: ...;dur=`; else a named header holding ms
+	Hit          *HitRule       // optional: which answers are hits, by a header or a JSON field (hit.go)
 	Progress     func(Snapshot) // optional, called about once a second
 
 	// MaxConns caps the connections (one per in-flight request); 0 means
@@ -95,6 +96,7 @@ type hit struct {
 	errKind              string
 	serverDur            int64
 	bytesIn, bytesOut    uint64
+	hitOK, hitBeyond     bool // the answer is a hit by Attack.Hit; its JSON field lay past MaxHitBody
 }
 
 type job struct {
@@ -319,7 +321,7 @@ func (t *attacker) worker(ctx context.Context) {
 			}
 			var resp response
 			resp, keep, err = c.do(t.ep, &j.req)
-			h.status, h.serverDur, h.bytesIn, h.bytesOut = resp.status, resp.serverDur, resp.bytesIn, resp.bytesOut
+			h.status, h.serverDur, h.bytesIn, h.bytesOut, h.hitOK, h.hitBeyond = resp.status, resp.serverDur, resp.bytesIn, resp.bytesOut, resp.hit, resp.hitBeyond
 			if err == nil || attempt > 1 || !reused || resp.bytesIn > 0 || !retryable(j.req.Method, err) {
 				break
 			}

@@ -27,6 +27,7 @@ type endpoint struct {
 	tls      *tls.Config
 	timeout  time.Duration
 	timingHd []byte // the named server-timing header, lower case; nil for Server-Timing
+	hit      *hitMatch
 }
 
 type conn struct {
@@ -44,6 +45,8 @@ type response struct {
 	bytesIn   uint64
 	bytesOut  uint64
 	serverDur int64 // µs; -1 when the target sent none
+	hit       bool  // the answer is a hit by the attack's HitRule
+	hitBeyond bool  // the rule's JSON field lay past MaxHitBody: a miss
 }
 
 var errMalformed = errors.New("malformed response")
@@ -115,7 +118,7 @@ func (c *conn) do(ep *endpoint, req *Request) (resp response, keep bool, err err
 // buffered. resp carries bytesOut from the caller.
 func (c *conn) read(ep *endpoint, head bool, resp response) (response, bool, error) {
 	p := &c.p
-	p.reset(head, ep.timingHd)
+	p.resetHit(head, ep.timingHd, ep.hit)
 	for {
 		if c.br.Buffered() == 0 {
 			if _, err := c.br.Peek(1); err != nil {

@@ -442,7 +442,7 @@ func (l *evloop) send(c *lconn, j *job) {
 	c.job = *j
 	c.wbuf = appendRequest(c.wbuf[:0], l.ep, &j.req)
 	c.woff, c.bytes, c.rx, c.part = 0, uint64(len(c.wbuf)), 0, false
-	c.p.reset(j.req.Method == "HEAD", l.ep.timingHd)
+	c.p.resetHit(j.req.Method == "HEAD", l.ep.timingHd, l.ep.hit)
 	c.slot = len(l.busy)
 	l.busy = append(l.busy, c)
 	c.sent = time.Now()
@@ -603,7 +603,7 @@ func (l *evloop) complete(c *lconn, reuse bool) {
 	r := c.p.result()
 	l.rec.add(&hit{kind: hitDone, measured: c.job.measured, half: c.job.half, group: c.job.req.Group,
 		intended: c.job.intended, sent: c.sent, done: done, status: r.status, serverDur: r.serverDur,
-		bytesIn: r.bytesIn, bytesOut: c.bytes})
+		bytesIn: r.bytesIn, bytesOut: c.bytes, hitOK: r.hit, hitBeyond: r.hitBeyond})
 	l.unbusy(c)
 	if reuse && c.p.keep() {
 		c.state, c.idle = lcIdle, now

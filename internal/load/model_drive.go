@@ -174,7 +174,7 @@ func (d *driver) exchange(ctx context.Context, c **conn, j *job) hit {
 		}
 		var resp response
 		resp, keep, err = (*c).do(d.ep, &j.req)
-		h.status, h.serverDur, h.bytesIn, h.bytesOut = resp.status, resp.serverDur, resp.bytesIn, resp.bytesOut
+		h.status, h.serverDur, h.bytesIn, h.bytesOut, h.hitOK, h.hitBeyond = resp.status, resp.serverDur, resp.bytesIn, resp.bytesOut, resp.hit, resp.hitBeyond
 		if err == nil || attempt > 1 || !reused || resp.bytesIn > 0 || !retryable(j.req.Method, err) {
 			break
 		}

@@ -20,6 +20,17 @@ type respParser struct {
 	timingHd []byte
 	err      error // sticky: a malformed response stays malformed
 
+	// hm is the attack's hit rule (hit.go), nil when it has none: then no
+	// header is compared and no body byte kept. body keeps up to
+	// MaxHitBody bytes of the body when the rule reads a JSON field; its
+	// buffer is reused from response to response, like line's.
+	hm      *hitMatch
+	hit     bool
+	beyond  bool // the field lay past MaxHitBody
+	body    []byte
+	bodyCut bool
+	judged  bool
+
 	// line holds the start of a line that did not end in the bytes fed so
 	// far. Only its first maxLine bytes are kept: that is all the headers we
 	// read need, and a hostile target cannot make the parser grow.
@@ -79,8 +90,27 @@ const (
 // HEAD, whose response has no body. timingHd is the named server-timing
 // header in lower case, or nil to read Server-Timing.
 func (p *respParser) reset(head bool, timingHd []byte) {
-	line := p.line[:0]
-	*p = respParser{head: head, timingHd: timingHd, line: line, serverDur: -1, length: -1}
+	p.resetHit(head, timingHd, nil)
+}
+
+// resetHit is reset with the attack's hit rule (nil: none).
+func (p *respParser) resetHit(head bool, timingHd []byte, hm *hitMatch) {
+	line, body := p.line[:0], p.body[:0]
+	*p = respParser{head: head, timingHd: timingHd, line: line, body: body, hm: hm, serverDur: -1, length: -1}
+}
+
+// keepBody keeps body bytes for a hit field, up to MaxHitBody.
+func (p *respParser) keepBody(b []byte) {
+	if p.hm == nil || p.hm.field == nil {
+		return
+	}
+	if room := MaxHitBody - len(p.body); len(b) > room {
+		b, p.bodyCut = b[:room], true
+	}
+	if p.body == nil {
+		p.body = make([]byte, 0, min(MaxHitBody, max(len(b), 4096)))
+	}
+	p.body = append(p.body, b...)
 }
 
 // feed parses bytes the socket returned and reports how many it consumed.
@@ -101,6 +131,7 @@ func (p *respParser) feed(b []byte) (n int, done bool, err error) {
 			if k > p.remain {
 				k = p.remain
 			}
+			p.keepBody(b[n : n+int(k)])
 			n += int(k)
 			p.bytesIn += uint64(k)
 			p.remain -= k
@@ -112,6 +143,7 @@ func (p *respParser) feed(b []byte) (n int, done bool, err error) {
 				}
 			}
 		case stClose:
+			p.keepBody(b[n:])
 			p.bytesIn += uint64(len(b) - n)
 			n = len(b)
 		default:
@@ -163,7 +195,13 @@ func (p *respParser) eof() (done bool, err error) {
 // every byte consumed in bytesIn, and serverDur (-1 when none). bytesOut is
 // the caller's.
 func (p *respParser) result() response {
-	return response{status: p.status, bytesIn: p.bytesIn, serverDur: p.serverDur}
+	if p.hm != nil && p.hm.field != nil && p.state == stDone && !p.judged {
+		p.judged = true
+		if p.status >= 200 && len(p.body) > 0 {
+			p.hit, p.beyond = p.hm.bodyHit(p.body, p.bodyCut)
+		}
+	}
+	return response{status: p.status, bytesIn: p.bytesIn, serverDur: p.serverDur, hit: p.hit, hitBeyond: p.beyond}
 }
 
 // keep reports whether the connection may carry another request once the
@@ -246,7 +284,7 @@ func (p *respParser) statusLine(line []byte) error {
 	if !ok {
 		return fmt.Errorf("%w: status line %q", errMalformed, trunc(line))
 	}
-	p.status, p.http10 = st, line[7] == '0'
+	p.status, p.http10, p.hit = st, line[7] == '0', false
 	p.length, p.chunked, p.closeConn, p.keepAlive = -1, false, false, false
 	p.state = stHeader
 	return nil
@@ -278,6 +316,9 @@ func (p *respParser) header(line []byte) error {
 		if us, ok := parseMillis(val); ok {
 			p.serverDur = us
 		}
+	}
+	if p.hm != nil && p.hm.header != nil && p.state == stHeader && p.hm.headerHit(name, val) {
+		p.hit = true
 	}
 	return nil
 }

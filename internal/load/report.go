@@ -67,6 +67,8 @@ type GroupReport struct {
 	Unexpected   uint64            `json:"unexpected"`
 	SuccessRatio float64           `json:"success_ratio"`
 	Statuses     map[int]uint64    `json:"statuses,omitempty"`
+	Hits         uint64            `json:"hits,omitempty"`       // expected answers that are hits by the attack's hit rule
+	HitBeyond    uint64            `json:"hit_beyond,omitempty"` // misses whose JSON field lay past the body bound
 	Errors       map[string]uint64 `json:"errors,omitempty"`
 	BytesIn      uint64            `json:"bytes_in"`
 	BytesOut     uint64            `json:"bytes_out"`
@@ -131,7 +133,7 @@ func groupReports(gs []*GroupStats) ([]GroupReport, error) {
 
 func groupReport(g *GroupStats) (GroupReport, error) {
 	gr := GroupReport{Name: g.Name, Requests: g.Requests, Expected: g.Expected, Unexpected: g.Unexpected,
-		SuccessRatio: g.SuccessRatio(), Statuses: g.Statuses, Errors: g.Errors, BytesIn: g.BytesIn, BytesOut: g.BytesOut}
+		SuccessRatio: g.SuccessRatio(), Statuses: g.Statuses, Hits: g.Hits, HitBeyond: g.HitBeyond, Errors: g.Errors, BytesIn: g.BytesIn, BytesOut: g.BytesOut}
 	var err error
 	for _, x := range []struct {
 		dst **HistReport
@@ -204,7 +206,7 @@ func groupsFromReport(grs []GroupReport) ([]*GroupStats, error) {
 	out := make([]*GroupStats, 0, len(grs))
 	for _, gr := range grs {
 		g := &GroupStats{Name: gr.Name, Requests: gr.Requests, Expected: gr.Expected, Unexpected: gr.Unexpected,
-			Statuses: gr.Statuses, Errors: gr.Errors, BytesIn: gr.BytesIn, BytesOut: gr.BytesOut}
+			Statuses: gr.Statuses, Hits: gr.Hits, HitBeyond: gr.HitBeyond, Errors: gr.Errors, BytesIn: gr.BytesIn, BytesOut: gr.BytesOut}
 		var err error
 		for _, x := range []struct {
 			dst **hdrhistogram.Histogram

@@ -47,6 +47,9 @@ type GroupStats struct {
 	Statuses                 map[int]uint64
 	Errors                   map[string]uint64 // transport failures by kind; no status
 	BytesIn, BytesOut        uint64
+	// Hits counts the expected answers that are hits by Attack.Hit;
+	// HitBeyond the misses whose JSON field lay past MaxHitBody.
+	Hits, HitBeyond uint64
 }
 
 func (g *GroupStats) add(h *hit, expected bool) {
@@ -69,6 +72,11 @@ func (g *GroupStats) add(h *hit, expected bool) {
 		return
 	}
 	g.Expected++
+	if h.hitOK {
+		g.Hits++
+	} else if h.hitBeyond {
+		g.HitBeyond++
+	}
 	record(&g.Latency, h.done.Sub(h.intended))
 	record(&g.Service, h.done.Sub(h.sent))
 	if h.serverDur >= 0 {
@@ -111,6 +119,8 @@ func Merge(gs []*GroupStats) *GroupStats {
 		m.Requests += g.Requests
 		m.Expected += g.Expected
 		m.Unexpected += g.Unexpected
+		m.Hits += g.Hits
+		m.HitBeyond += g.HitBeyond
 		m.BytesIn += g.BytesIn
 		m.BytesOut += g.BytesOut
 		for k, v := range g.Statuses {

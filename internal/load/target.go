@@ -99,6 +99,11 @@ func endpointFor(ctx context.Context, a *Attack, timeout time.Duration) (*endpoi
 	if a.ServerTiming != "" && !strings.EqualFold(a.ServerTiming, "server-timing") {
 		ep.timingHd = []byte(strings.ToLower(a.ServerTiming))
 	}
+	hm, err := newHitMatch(a.Hit)
+	if err != nil {
+		return nil, err
+	}
+	ep.hit = hm
 	if u.Scheme == "https" {
 		cfg := &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
 		if a.CAFile != "" {

@@ -97,6 +97,30 @@ duration = "1m"`, func(t *testing.T, e Experiment) {
 	}
 }
 
+func TestExperimentHitRules(t *testing.T) {
+	for _, tc := range []struct {
+		toml          string
+		header, field string
+		value         any
+	}{
+		{`hit_header = " X-Cache :  HIT "`, "X-Cache: HIT", "", nil},
+		{`hit_header = "X-Cache"`, "X-Cache", "", nil},
+		{`hit_field = "cache.hit"`, "", "cache.hit", true},
+		{"hit_field = \"cache.state\"\nhit_value = \"fresh\"", "", "cache.state", "fresh"},
+		{"hit_field = \"tier\"\nhit_value = 2", "", "tier", 2.0},
+	} {
+		p, err := Parse("plan.toml", []byte(experimentGroups+"\n[experiment]\nmodel = \"closed\"\nmax_concurrency = 4\n"+tc.toml+"\n"))
+		if err != nil {
+			t.Errorf("%q: %v", tc.toml, err)
+			continue
+		}
+		e := p.Experiment
+		if e.HitHeader != tc.header || e.HitField != tc.field || e.HitValue != tc.value || e.HitStatus != nil {
+			t.Errorf("%q: header %q field %q value %#v status %v", tc.toml, e.HitHeader, e.HitField, e.HitValue, e.HitStatus)
+		}
+	}
+}
+
 func TestExperimentRefusals(t *testing.T) {
 	for _, tc := range []struct{ toml, want string }{
 		{`model = "closd"`, `plan.toml:13: model "closd" is not an experiment model; write model = "closed"`},
@@ -106,10 +130,14 @@ func TestExperimentRefusals(t *testing.T) {
 		{"model = \"population\"\nusers = 10\nduration = \"1m\"", "plan.toml:12: a population experiment needs the mean think time"},
 		{"model = \"clients\"\nclients = 2\non_error = \"stop\"\nduration = \"1m\"", `plan.toml:15: on_error "stop" is not a choice`},
 		{"model = \"population\"\nusers = 1\nthink = \"1s\"\nduration = \"1m\"\ncontrol = \"single\"", "a control ramp repeats a ramp"},
-		// A header or a JSON field is refused at its own line with why, not
-		// as a typo of hit_status.
-		{"model = \"closed\"\nmax_concurrency = 4\nhit_header = \"X-Cache: HIT\"", `plan.toml:15: hit_header is not read: perfgate keeps each answer's status, never its headers or body, so a hit can only be a status; write hit_status = [200]`},
-		{"model = \"closed\"\nmax_concurrency = 4\nhit_field = \"cache.hit\"", `plan.toml:15: hit_field is not read`},
+		// One way of naming a hit, refused at the second one's line.
+		{"model = \"closed\"\nmax_concurrency = 4\nhit_status = [200]\nhit_header = \"X-Cache: HIT\"", `plan.toml:16: hit_status and hit_header both name what a hit is; keep one`},
+		{"model = \"closed\"\nmax_concurrency = 4\nhit_header = \"X-Cache\"\nhit_field = \"cache.hit\"", `plan.toml:16: hit_header and hit_field both name what a hit is`},
+		{"model = \"closed\"\nmax_concurrency = 4\nhit_header = \"X-Cache:\"", `plan.toml:15: hit_header "X-Cache:" has a colon and no value`},
+		{"model = \"closed\"\nmax_concurrency = 4\nhit_header = \": HIT\"", `plan.toml:15: hit_header ": HIT" names no header`},
+		{"model = \"closed\"\nmax_concurrency = 4\nhit_field = \"cache..hit\"", `plan.toml:15: hit_field "cache..hit" is not a dotted path`},
+		{"model = \"closed\"\nmax_concurrency = 4\nhit_value = true", `plan.toml:15: hit_value is the value of hit_field`},
+		{"model = \"closed\"\nmax_concurrency = 4\nhit_field = \"cache.hit\"\nhit_value = [1]", `plan.toml:16: hit_value holds [1]`},
 	} {
 		_, err := Parse("plan.toml", []byte(experimentGroups+"\n[experiment]\n"+tc.toml+"\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

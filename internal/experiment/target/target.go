@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +30,12 @@ type Config struct {
 	// while more than FailAbove are already in the target (waiting or
 	// served): a target that fails past FailAbove concurrent clients.
 	FailAbove int
+	// HitEvery, when positive, answers every request with a JSON body
+	// {"cache":{"hit":...}} and an X-Cache header: HIT and true for every
+	// HitEvery-th request served, MISS and false for the others (a hit
+	// ratio of 1/HitEvery). Pad puts that many bytes of a "pad" field
+	// before "cache", to move the field past a reader's bound.
+	HitEvery, Pad int
 }
 
 // Capacity is W/S, the most requests a second the pool can serve.
@@ -45,6 +52,7 @@ type Server struct {
 	waitSum         time.Duration // pool waits since the last scrape
 	waitN           int64
 	served, shedCnt atomic.Uint64
+	answered        atomic.Uint64 // for HitEvery
 }
 
 // New builds a target; it refuses a pool without workers or service time.
@@ -110,6 +118,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	<-s.workers
 	s.served.Add(1)
 	w.Header().Set("Server-Timing", fmt.Sprintf("total;dur=%.3f", float64(time.Since(began))/1e6))
+	if s.cfg.HitEvery > 0 {
+		hit := s.answered.Add(1)%uint64(s.cfg.HitEvery) == 0
+		w.Header().Set("X-Cache", map[bool]string{true: "HIT", false: "MISS"}[hit])
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, "{\"pad\":%q,\"cache\":{\"hit\":%t}}\n", strings.Repeat("x", s.cfg.Pad), hit)
+		return
+	}
 	w.Header().Set("Content-Type", "text/plain")
 	fmt.Fprintln(w, "ok")
 }
