@@ -15,8 +15,16 @@ const (
 	// dropped, or (for the base) left unanswered at its end.
 	ScheduleSlack = 0.01
 	// StallFactor: a phase stalled when every group's p99 is over this
-	// many times its p50 at once.
+	// many times its p50 at once, and over StallOwnTail times the group's
+	// own usual p99/p50 in the gate.
 	StallFactor = 10
+	// StallOwnTail: how far past its own usual tail a group's p99/p50
+	// must go to count as stalled. A service whose answers are spread
+	// exponentially has p99 near 7 x p50 in every phase, and a phase of
+	// 150 answers often reads 11 x; with one group that alone passed 10 x
+	// and made every gate over it unjudgeable. A machine pause moves the
+	// tail far more than twofold.
+	StallOwnTail = 2
 	// HalvesMinCount: a group enters the halves test only with at least
 	// this many requests in each half of both arms' phase.
 	HalvesMinCount = 20
@@ -86,10 +94,14 @@ func over(n, total uint64) bool {
 	return float64(n) > ScheduleSlack*float64(total)+eps
 }
 
-// checkStall finds phases in which every group's p99 was over StallFactor
-// times its p50 at once: the machine, not the code, paused everything.
+// checkStall finds phases in which every group's p99 was over its stall
+// bound at once: the machine, not the code, paused everything. A group's
+// bound is StallFactor times its p50, or StallOwnTail times the group's
+// usual p99/p50 (the median over every phase of both arms) when that is
+// higher, so a service whose own tail is long is not taken for a stall.
 // Groups with no request say nothing and are left out.
 func checkStall(in Input) []string {
+	usual := usualTails(in)
 	var cannot []string
 	for _, a := range []struct {
 		name   string
@@ -102,7 +114,8 @@ func checkStall(in Input) []string {
 					continue
 				}
 				n++
-				if g.P99 > StallFactor*g.P50 {
+				bound := math.Max(StallFactor, StallOwnTail*usual[g.Name])
+				if g.P99 > bound*g.P50 {
 					stalled++
 					if g.P50 > 0 {
 						worst = math.Max(worst, g.P99/g.P50)
@@ -110,11 +123,35 @@ func checkStall(in Input) []string {
 				}
 			}
 			if n > 0 && stalled == n {
-				cannot = append(cannot, fmt.Sprintf("pair %d: the %s stalled: every group's p99 was over %d times its p50 at once (up to %.0fx)", p.Pair, a.name, StallFactor, worst))
+				cannot = append(cannot, fmt.Sprintf("pair %d: the %s stalled: every group's p99 was over %d times its p50 (and over %d times its usual tail) at once (up to %.0fx)", p.Pair, a.name, StallFactor, StallOwnTail, worst))
 			}
 		}
 	}
 	return cannot
+}
+
+// usualTails is each group's usual p99/p50: the median over each arm's
+// phases, the lower of the two arms. A stalled phase or two does not move a
+// median of several, and taking the lower arm keeps an arm that stalled in
+// most of its phases (or a gate of one pair) from raising its own bound.
+func usualTails(in Input) map[string]float64 {
+	usual := map[string]float64{}
+	for _, phases := range [][]Phase{in.Base, in.Head} {
+		ratios := map[string][]float64{}
+		for _, p := range phases {
+			for _, g := range p.Groups {
+				if g.Requests > 0 && g.P50 > 0 {
+					ratios[g.Name] = append(ratios[g.Name], g.P99/g.P50)
+				}
+			}
+		}
+		for name, r := range ratios {
+			if m, ok := usual[name]; !ok || median(r) < m {
+				usual[name] = median(r)
+			}
+		}
+	}
+	return usual
 }
 
 // halfTest is one shift entering the halves test: one group in one pair,

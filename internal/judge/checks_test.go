@@ -38,7 +38,27 @@ func TestCannotJudge(t *testing.T) {
 			for i := range in.Head[1].Groups {
 				in.Head[1].Groups[i].P99 = 11 * in.Head[1].Groups[i].P50
 			}
-		}, code: CannotJudge, reason: "pair 2: the head stalled: every group's p99 was over 10 times its p50 at once (up to 11x)"},
+		}, code: CannotJudge, reason: "pair 2: the head stalled: every group's p99 was over 10 times its p50 (and over 2 times its usual tail) at once (up to 11x)"},
+		{name: "a service whose own tail is long is no stall", change: func(in *Input) { setTails(in, 11) }, code: Pass},
+		{name: "a phase within twice its own tail is no stall", change: func(in *Input) {
+			setTails(in, 7)
+			for i := range in.Head[1].Groups {
+				in.Head[1].Groups[i].P99 = 13.9 * in.Head[1].Groups[i].P50
+			}
+		}, code: Pass},
+		{name: "a phase past twice its own tail stalls", change: func(in *Input) {
+			setTails(in, 7)
+			for i := range in.Head[1].Groups {
+				in.Head[1].Groups[i].P99 = 15 * in.Head[1].Groups[i].P50
+			}
+		}, code: CannotJudge, reason: "pair 2: the head stalled"},
+		{name: "a head stalled in every phase does not raise its own bound", change: func(in *Input) {
+			for _, p := range in.Head {
+				for i := range p.Groups {
+					p.Groups[i].P99 = 11 * p.Groups[i].P50
+				}
+			}
+		}, code: CannotJudge, reason: "pair 4: the head stalled"},
 		{name: "base stalls", change: func(in *Input) {
 			for i := range in.Base[0].Groups {
 				in.Base[0].Groups[i].P99 = 20 * in.Base[0].Groups[i].P50
@@ -98,6 +118,17 @@ func TestCannotJudge(t *testing.T) {
 				t.Errorf("cannot judge %q on a pass", v.CannotJudge)
 			}
 		})
+	}
+}
+
+// setTails gives every group of every phase a p99 of k times its p50.
+func setTails(in *Input, k float64) {
+	for _, phases := range [][]Phase{in.Base, in.Head} {
+		for _, p := range phases {
+			for i := range p.Groups {
+				p.Groups[i].P99 = k * p.Groups[i].P50
+			}
+		}
 	}
 }
 
