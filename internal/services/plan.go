@@ -225,12 +225,16 @@ func checkBasePorts(bl *loaded) error {
 			case "127.0.0.1", "localhost", BaseHost:
 				continue
 			}
-			where := port.HostIP
-			if where == "" {
-				where = "all interfaces (no host address given)"
+			host := port.HostIP
+			if host == "" {
+				host = "all interfaces (no host address given)"
+			}
+			where := strings.Join(bl.tree.Files, ", ")
+			if f, line := portLine(bl.files(), name, port.Published); f != "" {
+				where = fmt.Sprintf("%s:%d", relTo(bl.dir, f), line)
 			}
 			return exit.Refusef("base tree %s: service %q publishes port %s on %s: publish on loopback instead, e.g. ports: [\"127.0.0.1:%s:%d\"]; nothing was started",
-				strings.Join(bl.tree.Files, ", "), name, port.Published, where, port.Published, port.Target)
+				where, name, port.Published, host, port.Published, port.Target)
 		}
 	}
 	return nil

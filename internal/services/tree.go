@@ -91,7 +91,13 @@ func load(ctx context.Context, t Tree, arm string) (*loaded, error) {
 	}
 	p, err := opts.LoadProject(ctx)
 	if err != nil {
-		return nil, exit.Refusef("loading the %s tree's compose files %v: %v", arm, t.Files, err)
+		// compose-go names lines for YAML syntax only; the line of any
+		// other fault is found in the files, and paths are the tree's own.
+		msg := composeMessage(dir, err)
+		if f, line, ok := composeLine(files, err); ok {
+			return nil, exit.Refusef("%s:%d: loading the %s tree's compose file: %s: fix the compose file", relTo(dir, f), line, arm, msg)
+		}
+		return nil, exit.Refusef("loading the %s tree's compose files %v: %s", arm, t.Files, msg)
 	}
 	for svc, seeds := range t.Seeds {
 		if _, ok := p.Services[svc]; !ok {
