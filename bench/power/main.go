@@ -268,7 +268,7 @@ func oneGate(ctx context.Context, o options, p *plan.Plan, pr profile, sc scenar
 	}
 	rec.Started = time.Now().UTC()
 	start := time.Now()
-	rep, err := gate.Run(ctx, gate.Options{Plan: p, Vars: vars, Base: arm(1, false), Head: arm(sc.Factor, true), OutDir: dir, Seed: int64(i)})
+	rep, err := gate.Run(ctx, gate.Options{Plan: p, Vars: vars, Arms: gate.Pair(arm(1, false), arm(sc.Factor, true)), OutDir: dir, Seed: int64(i)})
 	rec.WallS = time.Since(start).Seconds()
 	rec.LoadAfter, _ = loadAvg()
 	if !o.keep {

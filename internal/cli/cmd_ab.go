@@ -55,7 +55,9 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 		return err
 	}
 	maskSecrets(s, v)
-	o := gate.Options{Plan: p, Vars: v, OutDir: *out, Seed: *seed, Log: s.Err, Store: *withStore}
+	// perfgate ab has no gate file: the plan's own [[control]] tables are
+	// its controls (docs/ab.md).
+	o := gate.Options{Plan: p, Vars: v, Controls: p.Controls, OutDir: *out, Seed: *seed, Log: s.Err, Store: *withStore}
 	if s.IsTerminal {
 		o.Progress = s.Err
 	}
@@ -65,7 +67,7 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 		if err != nil {
 			return err
 		}
-		o.Base, o.Head = f.Base.spec("base"), f.Head.spec("head")
+		o.Arms = gate.Pair(f.Base.spec("base"), f.Head.spec("head"))
 		o.Store = o.Store || f.Store
 	case *baseCmd != "" && *headCmd != "":
 		// Checked before anything starts: a remote URL was once refused
@@ -81,10 +83,20 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 				return exit.Refusef("ab: --%s %q %v", u.flag, withoutUserinfo(u.val), err)
 			}
 		}
-		o.Base = gate.ArmSpec{Command: []string{"sh", "-c", "exec " + *baseCmd}, URL: *baseURL, Dir: *baseDir, Ready: *ready}
-		o.Head = gate.ArmSpec{Command: []string{"sh", "-c", "exec " + *headCmd}, URL: *headURL, Dir: *headDir, Ready: *ready}
+		o.Arms = gate.Pair(
+			gate.ArmSpec{Command: []string{"sh", "-c", "exec " + *baseCmd}, URL: *baseURL, Dir: *baseDir, Ready: *ready},
+			gate.ArmSpec{Command: []string{"sh", "-c", "exec " + *headCmd}, URL: *headURL, Dir: *headDir, Ready: *ready})
 	default:
 		return exit.Refusef("ab: give both --base-cmd and --head-cmd, or --arms FILE (docs/ab.md)")
+	}
+	if c, ok := p.Controls.Of(plan.ControlVariant); ok {
+		// The variant arm is the head's command started again beside
+		// the head, with the control's overrides in its environment.
+		va, err := gate.VariantOf(o.Arms[1], c.Overrides)
+		if err != nil {
+			return exit.Refusef("ab: %s:%d: %v", c.File, c.Line, err)
+		}
+		o.Arms = append(o.Arms, va)
 	}
 	// The run's errors may quote a request, a URL or an arm's log: the
 	// whole message, inner errors included, is redacted.

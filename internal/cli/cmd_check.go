@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/base"
@@ -224,18 +223,19 @@ func (c *checker) plans(k *contract.Contract) {
 	}
 	c.ok("plan", "%s: %d group(s), %d pair(s) at %g/s; %s", k.Plan, len(p.Groups), p.AB.Pairs, p.AB.Rate, idleLimits(p))
 	c.rateRule(k.Plan, p)
-	if v, ok := p.ControlOf(plan.ControlVariant); ok {
-		for _, o := range v.Overrides {
-			if name, _, _ := strings.Cut(o, "="); !strings.HasPrefix(name, k.Prefix) {
-				c.fail("variant control", exit.Refusef("%s:%d: the variant's override %s sets no %s variable, which the gate file's prefix makes the only overrides an arm takes; write overrides = [\"%sNAME=value\"]", p.Path, overridesLine(p, v), o, k.Prefix, k.Prefix))
-				return
-			}
-		}
+	// The controls are the gate file's, read against this plan (the
+	// contract refused a variant override outside its prefix already).
+	ctls, err := k.ResolveControls(p)
+	if err != nil {
+		c.fail("controls", err)
+		return
+	}
+	if v, ok := ctls.Of(plan.ControlVariant); ok {
 		c.ok("variant control", "overrides %s, must fail counter %s", strings.Join(v.Overrides, " "), v.Counter)
 	}
-	ctl, ok := p.ControlOf(plan.ControlIdle)
+	ctl, ok := ctls.Of(plan.ControlIdle)
 	if !ok {
-		c.skip("control plan", "%s declares no [[control]] of kind idle", k.Plan)
+		c.skip("control plan", "%s declares no [[control]] of kind idle", contract.GateFile)
 		return
 	}
 	if err := ctl.Plan.CheckAB(ctl.Plan.AB); err != nil {
@@ -243,16 +243,6 @@ func (c *checker) plans(k *contract.Contract) {
 		return
 	}
 	c.ok("control plan", "%s: %s", ctl.PlanFile, idleLimits(ctl.Plan))
-}
-
-// overridesLine is the line of a control's overrides key.
-func overridesLine(p *plan.Plan, ctl plan.Control) int {
-	for i, c := range p.Controls {
-		if c.Line == ctl.Line {
-			return p.Line("control", strconv.Itoa(i), "overrides")
-		}
-	}
-	return ctl.Line
 }
 
 func idleLimits(p *plan.Plan) string {

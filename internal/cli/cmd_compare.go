@@ -58,6 +58,11 @@ func runCompare(_ context.Context, s *IO, args []string) error {
 		r.Input.Rule = *rule
 	}
 	r.Verdict = judge.Judge(r.Input)
+	// The after-run checks compare with what was sent, not with a
+	// tolerance: their lines and their effect on the verdict (a failed
+	// check of the head is a regression, a control that did not fail is
+	// cannot judge) carry over as the gate applied them.
+	r.Controls.Apply(&r.Verdict)
 	r.Rejudged = true
 
 	if err := report.Text(s.Out, r); err != nil {

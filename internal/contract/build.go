@@ -132,6 +132,7 @@ func (c *Contract) keepContract(dir string) error {
 	}
 	files := []string{GateFile, c.Config, c.Overrides, c.Plan}
 	files = append(files, planFiles(c.Tree, c.Plan)...)
+	files = append(files, c.controlFiles()...)
 	if c.Legacy != nil {
 		files = append(files, c.Legacy.Script)
 	}

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/plan"
 )
 
 // GateFile is where a tree declares its contract, relative to the tree's root.
@@ -55,6 +56,9 @@ type Contract struct {
 	// Prepare is the [prepare] step's commands (argv each), run before the
 	// arms start (RunPrepare): the seed mints its keys and tokens there.
 	Prepare [][]string
+	// Controls are the [[control]] tables (controls.go); an idle
+	// control's plan is read by ResolveControls.
+	Controls plan.Controls
 
 	// BuildImage, when set, is the docker image the build runs in, with
 	// the tree mounted at its own path (build.go); empty: on this machine.
@@ -99,6 +103,9 @@ type gateTOML struct {
 	Legacy    *Legacy             `toml:"legacy"`
 	Prepare   *prepareTOML        `toml:"prepare"`
 	Generate  []string            `toml:"generate"`
+	// Control is read by plan.ParseControls; decoding it here only marks
+	// its keys as known.
+	Control []map[string]any `toml:"control"`
 
 	BuildImage string `toml:"build_image"`
 }
@@ -163,7 +170,7 @@ func parse(data []byte) (*Contract, error) {
 		// The first in the file, so fixing from the top converges.
 		sort.Slice(und, func(i, j int) bool { return lines[und[i].String()] < lines[und[j].String()] })
 		k := und[0].String()
-		return nil, exit.Refusef("%s:%d: unknown key %q: the keys are build, build_image, binary, start, check, config, config_env, overrides, prefix, ready, compose, seeds, plan, generate, [env], [legacy] and [prepare] (see docs/contract.md)",
+		return nil, exit.Refusef("%s:%d: unknown key %q: the keys are build, build_image, binary, start, check, config, config_env, overrides, prefix, ready, compose, seeds, plan, generate, [env], [legacy], [prepare] and [[control]] (see docs/contract.md)",
 			GateFile, max(lines[k], 1), k)
 	}
 	c := &Contract{
@@ -188,6 +195,9 @@ func parse(data []byte) (*Contract, error) {
 		return nil, err
 	}
 	if err := c.validateGenerate(); err != nil {
+		return nil, err
+	}
+	if err := c.parseControls(data); err != nil {
 		return nil, err
 	}
 	return c, nil

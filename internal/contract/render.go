@@ -31,6 +31,11 @@ type RenderOptions struct {
 	// Services is what the arm's generated files list (generate.go):
 	// service -> the addresses this arm reaches it at.
 	Services map[string][]string
+	// Extra are overrides laid over the arm's own (NAME=VALUE, @PORT@ and
+	// @DIR@ filled in like theirs): the variant control's, which make the
+	// variant arm the head with a difference. One of a name the arm's
+	// overrides set replaces it.
+	Extra []string
 }
 
 // Arm is one arm ready to check and start.
@@ -110,6 +115,22 @@ func (c *Contract) Render(ctx context.Context, o RenderOptions) (*Arm, error) {
 			return nil, exit.Refusef("%s: sets %s, which [env] of %s:%d fixes for every arm: remove one of them", src(name), name, GateFile, c.lines["env."+name])
 		}
 		a.Env = append(a.Env, fill.Replace(kv))
+	}
+	for _, kv := range o.Extra {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, fixed := c.Env[name]; fixed {
+			return nil, exit.Refusef("%s: the variant's override sets %s, which [env] of %s:%d fixes for every arm: override another variable", GateFile, name, GateFile, c.lines["env."+name])
+		}
+		kv = fill.Replace(kv)
+		replaced := false
+		for i, have := range a.Env {
+			if strings.HasPrefix(have, name+"=") {
+				a.Env[i], replaced = kv, true
+			}
+		}
+		if !replaced {
+			a.Env = append(a.Env, kv)
+		}
 	}
 	if c.ConfigEnv != "" {
 		a.Env = append(a.Env, c.ConfigEnv+"="+a.ConfigPath)

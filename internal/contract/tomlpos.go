@@ -15,7 +15,7 @@ var keyKinds = map[string]string{
 	"build": "a string", "binary": "a string", "start": "a string", "check": "a string",
 	"config": "a string", "config_env": "a string", "overrides": "a string", "prefix": "a string",
 	"ready": "a string", "plan": "a string", "build_image": "a string", "compose": "an array", "generate": "an array", "seeds": "a table",
-	"env": "a table", "legacy": "a table", "prepare": "a table",
+	"env": "a table", "legacy": "a table", "prepare": "a table", "control": "an array",
 }
 
 // decodeGate decodes a gate file into g and returns each key's line

@@ -56,10 +56,10 @@ func TestPreflightRefusesStoreChecksWithoutAStore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := controls.Preflight(p, true); err != nil {
+			if err := controls.Preflight(p, p.Controls, true); err != nil {
 				t.Fatalf("with a store: %v", err)
 			}
-			err = controls.Preflight(p, false)
+			err = controls.Preflight(p, p.Controls, false)
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("an HTTP counter needs no store: %v", err)

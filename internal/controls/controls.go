@@ -10,6 +10,7 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/report"
 	"github.com/perfgate/perfgate/internal/run"
 	"github.com/perfgate/perfgate/internal/store"
 )
@@ -17,9 +18,13 @@ import (
 // Spec is what the checks need from a gate whose pairs have run, with its
 // arms still up.
 type Spec struct {
+	// Plan is the main plan: its groups, counters and store writes.
 	Plan *plan.Plan
-	Vars *plan.Vars
-	Seed int64
+	// Controls are the gate's controls: the gate file's [[control]]
+	// tables under perfgate run, the plan's under perfgate ab.
+	Controls plan.Controls
+	Vars     *plan.Vars
+	Seed     int64
 	// Head is the head arm: where its load went, its store database, and
 	// its process and commit counter for the idle control.
 	Head    Target
@@ -27,10 +32,11 @@ type Spec struct {
 	// HeadPhases are the head's measured phases (judge.Input.Head), whose
 	// answers the store-write accounting counts.
 	HeadPhases []judge.Phase
-	// StartVariant starts the head's build again as a third arm with env
-	// added to its environment; stop ends it. nil when the gate cannot
-	// start one, which refuses a plan with a variant control.
-	StartVariant func(ctx context.Context, env []string) (t Target, stop func() error, err error)
+	// StartVariant starts the variant arm, the head's build with the
+	// control's overrides, as a third process beside the head; stop ends
+	// it. nil when the gate has no variant arm, which refuses a variant
+	// control.
+	StartVariant func(ctx context.Context) (t Target, stop func() error, err error)
 	// StoreSettle is how long the store's statistics take to show the
 	// last writes; 0 means store.FlushWait.
 	StoreSettle time.Duration
@@ -39,47 +45,25 @@ type Spec struct {
 
 // Outcome is what the checks found, as lines for the verdict: failures of
 // the head (a regression), controls that did not fail (the gate is blind:
-// cannot judge), and notes with every count.
-type Outcome struct {
-	Failures, CannotJudge, Notes []string
-	Counters                     []CounterResult // on the head
-	Writes                       []WritesResult
-	Idle                         *IdleOutcome
-	Variant                      *CounterResult
+// cannot judge), and notes with every count, beside the counts
+// themselves. It is the report's Controls, which keeps it for perfgate
+// compare; its Apply adds it to a verdict.
+type Outcome = report.Controls
+
+// Has reports whether the plan and the controls ask for any check this
+// package runs.
+func Has(p *plan.Plan, cs plan.Controls) bool {
+	return len(p.Counters) > 0 || len(p.StoreWrites) > 0 || len(cs) > 0
 }
 
-// Apply adds the outcome to a verdict. A head that failed a check is a
-// regression even when the load phases could not be judged: a counter
-// and the store writes compare with nothing but what was sent, like the
-// idle limits, which the judge holds the same way. A control that did not
-// fail turns a pass into cannot judge, since a gate that could not catch
-// its own planted fault cannot vouch for the head; a regression found
-// stays one, as the blind control does not unsay what the gate caught.
-func (o Outcome) Apply(v *judge.Verdict) {
-	v.Failures = append(v.Failures, o.Failures...)
-	v.CannotJudge = append(v.CannotJudge, o.CannotJudge...)
-	v.Notes = append(v.Notes, o.Notes...)
-	switch {
-	case len(o.Failures) > 0:
-		v.Code = judge.Regression
-	case v.Code == judge.Pass && len(o.CannotJudge) > 0:
-		v.Code = judge.CannotJudge
-	}
-}
-
-// Has reports whether the plan asks for any check this package runs.
-func Has(p *plan.Plan) bool {
-	return len(p.Counters) > 0 || len(p.StoreWrites) > 0 || len(p.Controls) > 0
-}
-
-// NeedsVariant reports whether the plan has a variant control (a third
-// arm, with its own store database).
-func NeedsVariant(p *plan.Plan) bool {
-	_, ok := p.ControlOf(plan.ControlVariant)
+// NeedsVariant reports whether the controls hold a variant control (a
+// third arm, with its own store database).
+func NeedsVariant(cs plan.Controls) bool {
+	_, ok := cs.Of(plan.ControlVariant)
 	return ok
 }
 
-// Run runs the plan's checks in the seed's order: store writes (read
+// Run runs the checks in FerroFED's gate's order: store writes (read
 // first, before the counters send more), the counters on the head, the
 // idle control, then the variant control. An error means a check could
 // not run: the gate cannot judge.
@@ -100,7 +84,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 				return o, exit.Refuse(err)
 			}
 			o.Writes = append(o.Writes, r)
-			o.add(r.Fail, r.Line())
+			o.AddCheck(r.Fail, r.Line())
 			logf(s.Log, "%s", r.Line())
 		}
 	}
@@ -110,58 +94,39 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 			return o, exit.Refuse(err)
 		}
 		o.Counters = append(o.Counters, r)
-		o.add(r.Fail, r.Line())
+		o.AddCheck(r.Fail, r.Line())
 		logf(s.Log, "%s", r.Line())
 	}
-	if c, ok := p.ControlOf(plan.ControlIdle); ok {
+	if c, ok := s.Controls.Of(plan.ControlIdle); ok {
 		r, err := IdleControl(ctx, c, s.Vars, s.HeadArm, s.Head.DSN, s.Log)
 		if err != nil {
 			return o, exit.Refuse(err)
 		}
 		o.Idle = &r
-		o.control(r.Caught, r.Line())
+		o.AddControl(r.Caught, r.Line())
 		logf(s.Log, "%s", r.Line())
 	}
-	if c, ok := p.ControlOf(plan.ControlVariant); ok {
+	if c, ok := s.Controls.Of(plan.ControlVariant); ok {
 		r, err := variant(ctx, s, c)
 		if err != nil {
 			return o, exit.Refuse(err)
 		}
 		o.Variant = &r
-		o.control(r.Fail, "variant control: "+r.Line())
+		o.AddControl(r.Fail, "variant control: "+r.Line())
 		logf(s.Log, "variant control: %s", r.Line())
 	}
 	return o, nil
 }
 
-// add records a head check: a failure, or a note with its counts.
-func (o *Outcome) add(fail bool, line string) {
-	if fail {
-		o.Failures = append(o.Failures, line)
-	} else {
-		o.Notes = append(o.Notes, line)
-	}
-}
-
-// control records a control: one that failed as it must is a note; one
-// that passed means the gate is blind.
-func (o *Outcome) control(caught bool, line string) {
-	if caught {
-		o.Notes = append(o.Notes, line+" (failed, as a control must)")
-	} else {
-		o.CannotJudge = append(o.CannotJudge, line+": the control passed, so the gate is blind to what it plants on this runner and its verdict cannot be trusted")
-	}
-}
-
 func variant(ctx context.Context, s Spec, c plan.Control) (r CounterResult, err error) {
 	counter, ok := s.Plan.CounterNamed(c.Counter)
 	if !ok {
-		return r, fmt.Errorf("variant control: no counter %q", c.Counter)
+		return r, exit.Refusef("%s:%d: the variant control's counter %q is not declared in %s", c.File, c.CounterLine, c.Counter, s.Plan.Path)
 	}
 	if s.StartVariant == nil {
-		return r, exit.Refusef("%s:%d: this gate cannot start a variant arm (a third copy of the head); run it with perfgate ab or run, or remove the [[control]] of kind variant", s.Plan.Path, c.Line)
+		return r, exit.Refusef("%s:%d: this gate cannot start a variant arm (a third copy of the head); run it with perfgate ab or run, or remove the [[control]] of kind variant", c.File, c.Line)
 	}
-	t, stop, err := s.StartVariant(ctx, c.Overrides)
+	t, stop, err := s.StartVariant(ctx)
 	if err != nil {
 		return r, fmt.Errorf("variant control: starting the head with %v: %w", c.Overrides, err)
 	}
@@ -190,9 +155,9 @@ func logf(w io.Writer, format string, a ...any) {
 	}
 }
 
-// Preflight refuses, before anything starts, a plan whose checks need the
-// arms' store on a gate run without one, naming the plan's line.
-func Preflight(p *plan.Plan, withStore bool) error {
+// Preflight refuses, before anything starts, a plan or a control that
+// needs the arms' store on a gate run without one, naming its line.
+func Preflight(p *plan.Plan, cs plan.Controls, withStore bool) error {
 	if withStore {
 		return nil
 	}
@@ -205,8 +170,8 @@ func Preflight(p *plan.Plan, withStore bool) error {
 			return exit.Refusef("%s:%d: counter %s reads sql on the arm's store, but this gate runs without a store; run it with a store (perfgate ab --store) or read url = \"...\"", p.Path, c.Line, c.Name)
 		}
 	}
-	if c, ok := p.ControlOf(plan.ControlIdle); ok {
-		return exit.Refusef("%s:%d: the idle control plants a poller on the head's store, but this gate runs without a store; run it with a store (perfgate ab --store) or remove the control", p.Path, c.Line)
+	if c, ok := cs.Of(plan.ControlIdle); ok {
+		return exit.Refusef("%s:%d: the idle control plants a poller on the head's store, but this gate runs without a store; run it with a store (perfgate ab --store) or remove the control", c.File, c.Line)
 	}
 	return nil
 }

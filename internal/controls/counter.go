@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"os"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/load"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/report"
 )
 
 // Target is an arm as the checks reach it: its base URL (and the CA of a
@@ -30,29 +30,9 @@ type Target struct {
 	DSN    string
 }
 
-// CounterResult is one counter on one arm: the requests sent, the count
-// before and after, and whether the growth passed the limit.
-type CounterResult struct {
-	Counter       string
-	Arm           string
-	Sent          int
-	Before, After float64
-	MaxPerRequest float64
-	Fail          bool
-}
-
-// Grew is how much the count grew while the requests were sent.
-func (r CounterResult) Grew() float64 { return r.After - r.Before }
-
-// Line says the result in the summary's words, with both counts.
-func (r CounterResult) Line() string {
-	verdict := "within"
-	if r.Fail {
-		verdict = "over"
-	}
-	return fmt.Sprintf("counter %s on the %s: %d requests sent, the count grew by %s (%s of the requests), %s the limit of at most %s",
-		r.Counter, r.Arm, r.Sent, num(r.Grew()), pct(r.Grew()/float64(r.Sent)), verdict, pct(r.MaxPerRequest))
-}
+// CounterResult is one counter on one arm (its words live with the
+// report, which keeps it for perfgate compare).
+type CounterResult = report.CounterResult
 
 // counterTimeout bounds each request and each count read.
 const counterTimeout = 10 * time.Second
@@ -274,15 +254,4 @@ func clip(b []byte) string {
 		return string(b[:80]) + "..."
 	}
 	return string(b)
-}
-
-func num(f float64) string {
-	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
-		return strconv.FormatInt(int64(f), 10)
-	}
-	return strconv.FormatFloat(f, 'g', 4, 64)
-}
-
-func pct(f float64) string {
-	return strings.TrimSuffix(strconv.FormatFloat(f*100, 'f', 1, 64), ".0") + " %"
 }

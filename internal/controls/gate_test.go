@@ -120,7 +120,18 @@ func runGate(t *testing.T, p *plan.Plan, base, head gate.ArmSpec, attempts int) 
 		}
 		out = t.TempDir()
 		var log strings.Builder
-		rep, err = gate.Run(ctx, gate.Options{Plan: p, Vars: vars, Base: base, Head: head, OutDir: out, Seed: 1, Store: true, Log: &log})
+		// The plan's controls, as perfgate ab runs them: the variant arm is
+		// the head's command with the control's overrides, beside the head.
+		arms := gate.Pair(base, head)
+		if c, ok := p.Controls.Of(plan.ControlVariant); ok {
+			v, err := gate.VariantOf(head, c.Overrides)
+			if err != nil {
+				cancel()
+				t.Fatal(err)
+			}
+			arms = append(arms, v)
+		}
+		rep, err = gate.Run(ctx, gate.Options{Plan: p, Vars: vars, Arms: arms, Controls: p.Controls, OutDir: out, Seed: 1, Store: true, Log: &log})
 		cancel()
 		if err != nil {
 			t.Fatalf("gate run: %v\nlog:\n%s", err, log.String())

@@ -8,24 +8,13 @@ import (
 
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/report"
 	"github.com/perfgate/perfgate/internal/run"
 )
 
-// IdleOutcome is the idle control: the second plan's idle phase measured
-// on the head while the planted poller ran, and whether its limits failed
-// (Caught), as they must.
-type IdleOutcome struct {
-	Plan   string
-	Polls  int64
-	Result judge.IdleResult
-	Caught bool
-}
-
-// Line says the control's figures and limits.
-func (r IdleOutcome) Line() string {
-	return fmt.Sprintf("idle control (%s): with a store poller that never waits (%d polls), the head's store committed %.1f transactions/s (limit under %g) and it used %.2f %% of a core (limit under %.2f %%)",
-		r.Plan, r.Polls, r.Result.TxPerSec, r.Result.TxLimit, r.Result.CPU*100, r.Result.CPULimit*100)
-}
+// IdleOutcome is the idle control's figures and whether its limits
+// failed, as they must.
+type IdleOutcome = report.IdleControl
 
 // IdleControl plants the poller on the head's store database and runs the
 // control plan's idle phase beside it.
@@ -41,7 +30,7 @@ func IdleControl(ctx context.Context, c plan.Control, v *plan.Vars, head run.Arm
 	if err != nil {
 		return out, err
 	}
-	idle, ierr := run.Idle(ctx, run.Config{Plan: c.Plan, Vars: v, Base: head, Head: head, Log: log})
+	idle, ierr := run.Idle(ctx, run.Config{Plan: c.Plan, Vars: v, Arms: []run.Arm{head}, Log: log})
 	polls, perr := poller.Stop()
 	out.Polls = polls
 	if err := errors.Join(ierr, perr); err != nil {

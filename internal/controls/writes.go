@@ -6,26 +6,12 @@ import (
 
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/report"
 	"github.com/perfgate/perfgate/internal/store"
 )
 
-// WritesResult is the store-write accounting of one group: the requests
-// the head answered as expected over the pairs' measured windows, and the
-// rows its store inserted or updated in the table since it was created
-// (the warm-ups' too), which must not be fewer.
-type WritesResult struct {
-	Group, Table    string
-	Answers, Writes int64
-	Fail            bool
-}
-
-// Line says the result with both counts.
-func (r WritesResult) Line() string {
-	if r.Fail {
-		return fmt.Sprintf("store writes: the head answered %d requests of %s as expected but its store wrote %d rows of %s: fewer writes than answers", r.Answers, r.Group, r.Writes, r.Table)
-	}
-	return fmt.Sprintf("store writes: the head answered %d requests of %s as expected and its store wrote %d rows of %s", r.Answers, r.Group, r.Writes, r.Table)
-}
+// WritesResult is the store-write accounting of one group.
+type WritesResult = report.WritesResult
 
 // Answers sums the requests of group the arm answered as expected in its
 // phases: those finished, less wrong statuses and failures.

@@ -126,7 +126,7 @@ func TestGateArmsVerifyEveryProof(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	out := t.TempDir()
-	rep, err := gate.Run(ctx, gate.Options{Plan: p, Vars: vars, Base: arm, Head: arm, OutDir: out, Seed: 1})
+	rep, err := gate.Run(ctx, gate.Options{Plan: p, Vars: vars, Arms: gate.Pair(arm, arm), OutDir: out, Seed: 1})
 	if err != nil {
 		t.Fatalf("gate run: %v", err)
 	}

@@ -53,7 +53,7 @@ func TestInterruptedRunLeavesNoEarlierReport(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}()
-	_, err = Run(ctx, Options{Plan: p, Vars: vars, Base: service(), Head: service(), OutDir: out, Seed: 1})
+	_, err = Run(ctx, Options{Plan: p, Vars: vars, Arms: Pair(service(), service()), OutDir: out, Seed: 1})
 	if err == nil {
 		t.Fatal("an interrupted run returned no error")
 	}

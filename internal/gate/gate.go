@@ -26,12 +26,14 @@ import (
 	"github.com/perfgate/perfgate/internal/store"
 )
 
-// ArmSpec says how to start one arm. Command, Env, URL and Ready may hold
-// @PORT@ (the arm's port) and @DIR@ (its work directory).
+// ArmSpec says how to start one arm, tagged with its role. Command, Env,
+// URL and Ready may hold @PORT@ (the arm's port) and @DIR@ (its work
+// directory).
 type ArmSpec struct {
+	Role    run.Role
 	Command []string
 	Env     []string
-	Dir     string // work directory (@DIR@); default OutDir/<name>
+	Dir     string // work directory (@DIR@); default OutDir/<role>
 	Cwd     string // where the process starts; default Dir
 	Port    int    // 0: a free loopback port
 	URL     string // where the load goes; default http://127.0.0.1:@PORT@
@@ -42,11 +44,19 @@ type ArmSpec struct {
 
 // Options is one gate run.
 type Options struct {
-	Plan       *plan.Plan
-	Vars       *plan.Vars
-	Base, Head ArmSpec
-	// Store starts a PostgreSQL with one database per arm and writes each
-	// arm's connection string to <dir>/store.dsn.
+	Plan *plan.Plan
+	Vars *plan.Vars
+	// Arms are the run's arms, each tagged with its role: one base and one
+	// head, which the pairs drive against each other, and a variant when
+	// the controls hold a variant control (VariantOf makes one from the
+	// head's spec). A variant is started only for its control, after the
+	// pairs, beside the head.
+	Arms []ArmSpec
+	// Controls are the after-run controls: the gate file's [[control]]
+	// tables under perfgate run, the plan's under perfgate ab.
+	Controls plan.Controls
+	// Store starts a PostgreSQL with one database per arm (perf_<role>)
+	// and writes each arm's connection string to <dir>/store.dsn.
 	Store    bool
 	OutDir   string // reports, logs, the arms' dirs
 	Seed     int64
@@ -62,32 +72,95 @@ const (
 	SummaryFile = "summary.md"
 )
 
+// VariantOf is the variant arm of perfgate ab: the head's spec started a
+// second time, beside the head, with overrides added to its environment,
+// on a port and in a folder of its own. A head whose port or URL the
+// caller fixed cannot be started twice on one machine, so it is refused.
+func VariantOf(head ArmSpec, overrides []string) (ArmSpec, error) {
+	if head.Port != 0 {
+		return ArmSpec{}, exit.Refusef("the variant control starts the head's command a second time beside the head, on a port of its own, but the head's port is fixed (%d); leave the port out and write @PORT@ in the head's command", head.Port)
+	}
+	if head.URL != "" && !strings.Contains(head.URL, "@PORT@") {
+		return ArmSpec{}, exit.Refusef("the variant control starts the head's command a second time beside the head, on a port of its own, but the head's URL %s names a fixed port; write @PORT@ in it", head.URL)
+	}
+	v := head
+	v.Role = run.RoleVariant
+	v.Dir, v.Cwd = "", head.Cwd
+	v.Env = append(append([]string(nil), head.Env...), overrides...)
+	v.Info = report.Arm{Name: string(run.RoleVariant), Commit: head.Info.Commit, Ref: head.Info.Ref, Overrides: overrides}
+	return v, nil
+}
+
+// Pair is the arms of a gate over a base and a head, tagged with their
+// roles.
+func Pair(base, head ArmSpec) []ArmSpec {
+	base.Role, head.Role = run.RoleBase, run.RoleHead
+	return []ArmSpec{base, head}
+}
+
+// specOf returns the spec of a role, or nil.
+func specOf(arms []ArmSpec, r run.Role) *ArmSpec {
+	for i := range arms {
+		if arms[i].Role == r {
+			return &arms[i]
+		}
+	}
+	return nil
+}
+
+// checkArms refuses arms that are not one base, one head and at most one
+// variant, and a variant the controls do not ask for or lack.
+func (o Options) checkArms() error {
+	count := map[run.Role]int{}
+	for _, a := range o.Arms {
+		if !a.Role.Known() {
+			return fmt.Errorf("gate: an arm has role %q; the roles are %v", a.Role, run.Roles)
+		}
+		count[a.Role]++
+	}
+	if count[run.RoleBase] != 1 || count[run.RoleHead] != 1 || count[run.RoleVariant] > 1 {
+		return fmt.Errorf("gate: the arms must be one base, one head and at most one variant, not %v", count)
+	}
+	_, wants := o.Controls.Of(plan.ControlVariant)
+	switch {
+	case wants && count[run.RoleVariant] == 0:
+		c, _ := o.Controls.Of(plan.ControlVariant)
+		return exit.Refusef("%s:%d: this gate was given no variant arm for the variant control; run it with perfgate ab or run, or remove the [[control]] of kind variant", c.File, c.Line)
+	case !wants && count[run.RoleVariant] > 0:
+		return fmt.Errorf("gate: a variant arm was given, but no [[control]] of kind variant asks for one")
+	}
+	return nil
+}
+
 // Run starts, measures, judges and stops. The report is returned (and
 // written) whatever the verdict; the error is nil only when the run itself
 // completed, so callers take the exit code from the verdict.
 func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
+	if err := o.checkArms(); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("making the output folder: %w", err)
 	}
 	if err := ClearReports(o.OutDir); err != nil {
 		return nil, err
 	}
-	if err := controls.Preflight(o.Plan, o.Store); err != nil {
+	if err := controls.Preflight(o.Plan, o.Controls, o.Store); err != nil {
 		return nil, err
 	}
-	base, head := o.Base, o.Head
-	ports, err := FreePorts(2)
+	// Copies: the caller's specs stay templates.
+	specs := append([]ArmSpec(nil), o.Arms...)
+	ports, err := FreePorts(len(specs))
 	if err != nil {
 		return nil, err
 	}
-	if err := base.prepare("base", o.OutDir, ports[0]); err != nil {
-		return nil, err
+	for i := range specs {
+		if err := specs[i].prepare(o.OutDir, ports[i]); err != nil {
+			return nil, err
+		}
+		logf(o.Log, "%s: %s (%s)", specs[i].Role, strings.Join(specs[i].Command, " "), specs[i].URL)
 	}
-	if err := head.prepare("head", o.OutDir, ports[1]); err != nil {
-		return nil, err
-	}
-	logf(o.Log, "base: %s (%s)", strings.Join(base.Command, " "), base.URL)
-	logf(o.Log, "head: %s (%s)", strings.Join(head.Command, " "), head.URL)
+	base, head, variant := specOf(specs, run.RoleBase), specOf(specs, run.RoleHead), specOf(specs, run.RoleVariant)
 
 	var srv *store.Server
 	if o.Store {
@@ -101,56 +174,68 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		if rerr != nil {
 			return nil, rerr
 		}
-		srv, err = store.Start(ctx, store.Options{Dir: storeDir, Databases: []string{"perf_base", "perf_head"}, TLS: true, Owner: Owner()})
+		var dbs []string
+		for _, a := range specs {
+			dbs = append(dbs, a.Role.Database())
+		}
+		srv, err = store.Start(ctx, store.Options{Dir: storeDir, Databases: dbs, TLS: true, Owner: Owner()})
 		if err != nil {
 			return nil, exit.Refusef("starting the arms' PostgreSQL store: %w", err)
 		}
 		defer func() { err = errors.Join(err, stopQuietly("the store", srv.Stop)) }()
-		for _, a := range []struct {
-			spec *ArmSpec
-			db   string
-		}{{&base, "perf_base"}, {&head, "perf_head"}} {
-			if _, err := srv.WriteDSN(a.db, a.spec.Dir); err != nil {
-				return nil, fmt.Errorf("writing the %s arm's store.dsn: %w", a.db, err)
+		for _, a := range specs {
+			if _, err := srv.WriteDSN(a.Role.Database(), a.Dir); err != nil {
+				return nil, fmt.Errorf("writing the %s arm's store.dsn: %w", a.Role, err)
 			}
 		}
-		logf(o.Log, "store: PostgreSQL over TLS, databases perf_base and perf_head")
+		logf(o.Log, "store: PostgreSQL over TLS, databases %s", strings.Join(dbs, ", "))
 	}
 
-	procs := map[string]*arms.Arm{}
+	// Every arm started is stopped on every way out, the variant too; a
+	// canceled ctx (SIGINT, SIGTERM) stops them through arms.Start as well.
+	procs := map[run.Role]*arms.Arm{}
 	defer func() {
-		for _, name := range []string{"head", "base"} {
-			if p := procs[name]; p != nil {
-				err = errors.Join(err, stopQuietly("the "+name+" arm", p.Stop))
+		for _, r := range []run.Role{run.RoleVariant, run.RoleHead, run.RoleBase} {
+			if p := procs[r]; p != nil {
+				err = errors.Join(err, stopQuietly("the "+string(r)+" arm", p.Stop))
 			}
 		}
 	}()
-	for _, a := range []struct {
-		name string
-		spec *ArmSpec
-	}{{"base", &base}, {"head", &head}} {
+	start := func(ctx context.Context, a *ArmSpec) (*arms.Arm, error) {
 		p, err := arms.Start(ctx, arms.Spec{
-			Name: a.name, Command: a.spec.Command, Env: a.spec.Env, Dir: a.spec.Cwd,
-			LogPath: filepath.Join(o.OutDir, a.name+".log"), Ready: a.spec.Ready, ReadyTimeout: o.ReadyTimeout,
+			Name: string(a.Role), Command: a.Command, Env: a.Env, Dir: a.Cwd,
+			LogPath: filepath.Join(o.OutDir, string(a.Role)+".log"), Ready: a.Ready, ReadyTimeout: o.ReadyTimeout,
 			Redact: o.Vars.Redactor(),
 		})
 		if err != nil {
 			return nil, err
 		}
-		procs[a.name] = p
+		procs[a.Role] = p
+		return p, nil
+	}
+	for _, a := range []*ArmSpec{base, head} {
+		if _, err := start(ctx, a); err != nil {
+			return nil, err
+		}
 	}
 
+	runArm := func(a *ArmSpec) run.Arm {
+		ra := run.Arm{Role: a.Role, Proc: procs[a.Role], URL: a.URL, CAFile: a.CAFile}
+		if srv != nil {
+			db := a.Role.Database()
+			ra.Commits = func(ctx context.Context) (int64, error) { return srv.Commits(ctx, db) }
+		}
+		return ra
+	}
+	headArm := runArm(head)
 	cfg := run.Config{
 		Plan: o.Plan, Vars: o.Vars, Seed: o.Seed, Progress: o.Progress, Log: o.Log,
-		Base: run.Arm{Name: "base", Proc: procs["base"], URL: base.URL, CAFile: base.CAFile},
-		Head: run.Arm{Name: "head", Proc: procs["head"], URL: head.URL, CAFile: head.CAFile},
+		Arms: []run.Arm{runArm(base), headArm},
 	}
 	if srv != nil {
-		cfg.Base.Commits = func(ctx context.Context) (int64, error) { return srv.Commits(ctx, "perf_base") }
-		cfg.Head.Commits = func(ctx context.Context) (int64, error) { return srv.Commits(ctx, "perf_head") }
 		// One held connection reads both arms' counters in one query, so
 		// a window's edges are the same instant for both.
-		counter, err := srv.Counter(ctx, "perf_base", "perf_head")
+		counter, err := srv.Counter(ctx, run.RoleBase.Database(), run.RoleHead.Database())
 		if err != nil {
 			return nil, exit.Refusef("connecting to the arms' store to count transactions: %w", err)
 		}
@@ -160,36 +245,41 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 			if err != nil {
 				return nil, err
 			}
-			return map[string]int64{"base": m["perf_base"], "head": m["perf_head"]}, nil
+			return map[string]int64{string(run.RoleBase): m[run.RoleBase.Database()], string(run.RoleHead): m[run.RoleHead.Database()]}, nil
 		}
 	}
 	res, err := run.Gate(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	// The plan's counters, store writes and controls, with the arms still
-	// up (internal/controls, docs/controls.md).
+	// The plan's counters and store writes and the controls, with the
+	// arms still up (internal/controls, docs/controls.md).
 	var checks controls.Outcome
-	if controls.Has(o.Plan) {
-		spec := controls.Spec{Plan: o.Plan, Vars: o.Vars, Seed: o.Seed, Log: o.Log, HeadArm: cfg.Head, HeadPhases: res.Input.Head,
-			Head: controls.Target{Name: "head", URL: head.URL, CAFile: head.CAFile}}
-		if srv != nil {
-			spec.Head.DSN = srv.DSN("perf_head")
+	has := controls.Has(o.Plan, o.Controls)
+	if has {
+		target := func(a *ArmSpec) controls.Target {
+			t := controls.Target{Name: string(a.Role), URL: a.URL, CAFile: a.CAFile}
+			if srv != nil {
+				t.DSN = srv.DSN(a.Role.Database())
+			}
+			return t
 		}
-		// The variant takes the head's place once the head's checks are
-		// done: its port, folder, store database and rendered config, with
-		// the control's overrides added to its environment.
-		spec.StartVariant = func(ctx context.Context, env []string) (controls.Target, func() error, error) {
-			if err := stopQuietly("the head arm", procs["head"].Stop); err != nil {
-				return controls.Target{}, nil, err
+		spec := controls.Spec{Plan: o.Plan, Controls: o.Controls, Vars: o.Vars, Seed: o.Seed, Log: o.Log,
+			HeadArm: headArm, HeadPhases: res.Input.Head, Head: target(head)}
+		if variant != nil {
+			// The variant is its own process from the head's build, with
+			// its own port, folder, store database and rendered config,
+			// started beside the head, which stays up.
+			spec.StartVariant = func(ctx context.Context) (controls.Target, func() error, error) {
+				p, err := start(ctx, variant)
+				if err != nil {
+					return controls.Target{}, nil, err
+				}
+				return target(variant), func() error {
+					procs[run.RoleVariant] = nil
+					return p.Stop()
+				}, nil
 			}
-			procs["head"] = nil
-			p, err := arms.Start(ctx, arms.Spec{Name: "variant", Command: head.Command, Env: append(append([]string(nil), head.Env...), env...), Dir: head.Cwd,
-				LogPath: filepath.Join(o.OutDir, "variant.log"), Ready: head.Ready, ReadyTimeout: o.ReadyTimeout, Redact: o.Vars.Redactor()})
-			if err != nil {
-				return controls.Target{}, nil, err
-			}
-			return controls.Target{Name: "variant", URL: head.URL, CAFile: head.CAFile, DSN: spec.Head.DSN}, p.Stop, nil
 		}
 		if checks, err = controls.Run(ctx, spec); err != nil {
 			return nil, err
@@ -210,11 +300,19 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		PlanLines: o.Plan.MetricLines(res.Input.Metrics),
 		Input:     res.Input,
 	}
+	if variant != nil && checks.Variant != nil {
+		info := variant.Info
+		rep.Variant = &info
+	}
 	// Which attempt this is and where it ran, as retries are decided by them.
 	runner := host.Facts(os.Getenv)
 	rep.Attempt, rep.RunAttempt, rep.CPUModel = runner.Attempt, runner.RunAttempt, runner.CPUModel
 	rep.Verdict = judge.Judge(rep.Input)
-	checks.Apply(&rep.Verdict)
+	if has {
+		// Kept in the report, so perfgate compare applies it again.
+		rep.Controls = &checks
+	}
+	rep.Controls.Apply(&rep.Verdict)
 	if err := report.Write(filepath.Join(o.OutDir, ReportFile), rep); err != nil {
 		return rep, err
 	}
@@ -255,7 +353,8 @@ func VerdictError(v judge.Verdict) error {
 
 // prepare fills in the arm's defaults; free is the port it gets when the
 // spec names none.
-func (a *ArmSpec) prepare(name, out string, free int) error {
+func (a *ArmSpec) prepare(out string, free int) error {
+	name := string(a.Role)
 	if len(a.Command) == 0 {
 		return exit.Refusef("the %s arm has no command: give --%s-cmd or a command in the arms file", name, name)
 	}

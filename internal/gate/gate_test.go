@@ -84,7 +84,7 @@ func gateOnce(t *testing.T, p *plan.Plan, base, head ArmSpec, store bool) judge.
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	rep, err := Run(ctx, Options{Plan: p, Vars: vars, Base: base, Head: head, OutDir: out, Seed: 1, Store: store})
+	rep, err := Run(ctx, Options{Plan: p, Vars: vars, Arms: Pair(base, head), OutDir: out, Seed: 1, Store: store})
 	if err != nil {
 		t.Fatalf("gate run: %v", err)
 	}

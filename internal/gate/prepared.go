@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
+	"github.com/perfgate/perfgate/internal/run"
 	"github.com/perfgate/perfgate/internal/services"
 )
 
@@ -85,6 +86,13 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// The controls are the head's gate file's, read against the plan the
+	// run uses; a plan's own [[control]] is refused, naming its line.
+	ctls, err := headC.ResolveControls(p)
+	if err != nil {
+		return nil, err
+	}
+	variant, hasVariant := ctls.Of(plan.ControlVariant)
 
 	// Each arm's overrides (arm.env, or a legacy tree's function) are
 	// derived before any service starts: a function that sets nothing was
@@ -138,7 +146,7 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		}()
 	}
 
-	ports, err := FreePorts(2)
+	ports, err := FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
@@ -167,11 +175,26 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	}
 	logf(pr.Log, "base: %s (%s)", short(choice.Commit), choice.Reason)
 
-	return Run(ctx, Options{
-		Plan: p, Vars: vars, Store: pr.Store, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
-		Base: armSpec(baseArm, ports[0], report.Arm{Name: "base", Commit: choice.Commit, Why: choice.Reason}),
-		Head: armSpec(headArm, ports[1], report.Arm{Name: "head", Commit: headCommit(ctx, pr.Repo, pr.Getenv)}),
-	})
+	head := headCommit(ctx, pr.Repo, pr.Getenv)
+	o := Options{
+		Plan: p, Vars: vars, Controls: ctls, Store: pr.Store, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
+		Arms: []ArmSpec{
+			armSpec(run.RoleBase, baseArm, ports[0], report.Arm{Name: string(run.RoleBase), Commit: choice.Commit, Why: choice.Reason}),
+			armSpec(run.RoleHead, headArm, ports[1], report.Arm{Name: string(run.RoleHead), Commit: head}),
+		},
+	}
+	if hasVariant {
+		// The variant control's arm: the head's build rendered a second
+		// time, with its own port and folder and the control's overrides
+		// laid over the head's by the same rendering, so it differs from
+		// the head in those alone.
+		variantArm, err := headC.Render(ctx, contract.RenderOptions{Port: ports[2], Dir: filepath.Join(pr.Out, string(run.RoleVariant)), Cwd: checkoutDir, Services: headServices, Extra: variant.Overrides})
+		if err != nil {
+			return nil, fmt.Errorf("rendering the variant arm's config: %w", err)
+		}
+		o.Arms = append(o.Arms, armSpec(run.RoleVariant, variantArm, ports[2], report.Arm{Name: string(run.RoleVariant), Commit: head, Overrides: variant.Overrides}))
+	}
+	return Run(ctx, o)
 }
 
 func (pr Prepared) plan(head *contract.Contract) (*plan.Plan, *plan.Vars, error) {
@@ -203,8 +226,8 @@ func (pr Prepared) plan(head *contract.Contract) (*plan.Plan, *plan.Vars, error)
 
 // armSpec starts a rendered arm: its own environment (fixed, overrides,
 // config variable) over the minimal one the arms package passes on.
-func armSpec(a *contract.Arm, port int, info report.Arm) ArmSpec {
-	return ArmSpec{Command: a.Command, Env: a.Env, Dir: a.Dir, Cwd: a.Cwd, Port: port, Ready: a.Ready, Info: info}
+func armSpec(role run.Role, a *contract.Arm, port int, info report.Arm) ArmSpec {
+	return ArmSpec{Role: role, Command: a.Command, Env: a.Env, Dir: a.Dir, Cwd: a.Cwd, Port: port, Ready: a.Ready, Info: info}
 }
 
 // composeProject is the compose project name the checkout would get from

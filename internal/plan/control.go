@@ -22,25 +22,90 @@ const (
 	ControlVariant = "variant"
 )
 
-// Control is a [[control]] table.
+// Control is a [[control]] table. Under perfgate run it is the gate
+// file's (perf/gate.toml: ParseControls, then Resolve); under perfgate ab,
+// which has no gate file, the plan's.
 type Control struct {
 	Kind string
 	// Idle: the second plan, its [ab] idle and idle limits used.
-	PlanFile string // as written, relative to the plan's folder
-	Plan     *Plan
-	// Variant: the overrides added to the head's environment (NAME=VALUE)
-	// and the counter that must fail on it.
+	PlanFile string // as written, relative to the declaring file's folder (the tree's root for the gate file)
+	Plan     *Plan  // read by Resolve
+	// Variant: the overrides added to the head's (NAME=VALUE) and the
+	// counter of the main plan that must fail on it.
 	Overrides []string
 	Counter   string
-	Line      int
+	// File is the file that declares the control and Line its table's
+	// line; the others are its keys' lines, for refusals.
+	File                                       string
+	Line, PlanLine, CounterLine, OverridesLine int
+}
+
+// Controls are a file's [[control]] tables.
+type Controls []Control
+
+// Of returns the control of a kind.
+func (cs Controls) Of(kind string) (Control, bool) {
+	for _, c := range cs {
+		if c.Kind == kind {
+			return c, true
+		}
+	}
+	return Control{}, false
+}
+
+// ParseControls reads the [[control]] tables of a TOML document other
+// than a plan, the gate file (file names it in refusals), with the same
+// words and refusals as a plan's; every other key is left to its owner.
+// The idle control's plan is not read and the variant's counter not
+// looked up: Resolve does both once the main plan is known.
+func ParseControls(file string, data []byte) (Controls, error) {
+	pos, err := scanPositions(file, string(data))
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]any
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		return nil, syntaxRefusal(file, err)
+	}
+	ps := &parser{file: file, dir: filepath.Dir(file), pos: pos, p: Default()}
+	ps.problems.plan = file
+	cs := ps.controlTables(raw)
+	if err := ps.first(); err != nil {
+		return nil, err
+	}
+	return cs, nil
+}
+
+// Resolve reads each idle control's plan, relative to dir, and checks
+// that each variant's counter is one of main's, naming the control's own
+// file and line when not.
+func (cs Controls) Resolve(dir string, main *Plan) error {
+	var pr problems
+	for i := range cs {
+		c := &cs[i]
+		pr.plan = c.File
+		resolveControl(c, dir, main, func(line int, format string, a ...any) { pr.add(c.File, line, format, a...) })
+	}
+	return pr.first()
 }
 
 func (ps *parser) controls(raw map[string]any) {
+	cs := ps.controlTables(raw)
+	for i := range cs {
+		resolveControl(&cs[i], ps.dir, ps.p, func(line int, format string, a ...any) { ps.add(ps.file, line, format, a...) })
+	}
+	ps.p.Controls = cs
+}
+
+// controlTables reads the [[control]] tables' words and their lines.
+func (ps *parser) controlTables(raw map[string]any) Controls {
 	const example = `[[control]] with kind = "idle", plan = "busy-loop.toml"`
+	var out Controls
 	kinds := map[string]int{}
 	for i, m := range ps.tables(raw, nil, "control", example) {
 		cp := []string{"control", strconv.Itoa(i)}
-		c := Control{Line: ps.lineOf(cp)}
+		c := Control{File: ps.file, Line: ps.lineOf(cp)}
+		c.PlanLine, c.CounterLine, c.OverridesLine = ps.lineOf(join(cp, "plan")), ps.lineOf(join(cp, "counter")), ps.lineOf(join(cp, "overrides"))
 		kind, ok := ps.str(m, cp, "kind", `kind = "idle"`)
 		if !ok {
 			if _, present := m["kind"]; !present {
@@ -64,50 +129,10 @@ func (ps *parser) controls(raw map[string]any) {
 				break
 			}
 			c.PlanFile = f
-			path := f
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(ps.dir, f)
-			}
-			if filepath.Clean(path) == filepath.Clean(ps.file) {
-				ps.at(cp, "plan", "the idle control's plan is this plan; write plan = \"busy-loop.toml\", a plan of its own")
-				break
-			}
-			// A control plan with controls of its own is refused before it
-			// is parsed, so two plans naming each other cannot recurse.
-			if data, err := readRegular(path, 16<<20); err == nil {
-				var raw map[string]any
-				if _, err := toml.Decode(string(data), &raw); err == nil {
-					if _, has := raw["control"]; has {
-						ps.at(cp, "plan", "the idle control's plan %s declares controls of its own; remove its [[control]] tables", f)
-						break
-					}
-				}
-			}
-			sub, err := ParseFile(path)
-			if err != nil {
-				// Its own refusal names its own file and line.
-				ps.at(cp, "plan", "the idle control's plan is refused: %v", err)
-				break
-			}
-			if sub.AB.Idle <= 0 {
-				ps.at(cp, "plan", "the idle control's plan %s has no idle phase ([ab] idle = \"0s\"); write idle = \"60s\" in its [ab]", f)
-			}
-			c.Plan = sub
 		case ControlVariant:
 			ps.known(m, cp, "[[control]] of kind variant", "kind", "overrides", "counter")
 			c.Overrides = ps.overrides(m, cp)
 			if n, ok := ps.str(m, cp, "counter", `counter = "exchanges"`); ok {
-				if _, found := ps.p.CounterNamed(n); !found {
-					var names []string
-					for _, x := range ps.p.Counters {
-						names = append(names, x.Name)
-					}
-					if len(names) == 0 {
-						ps.at(cp, "counter", "counter %q is not declared; add a [[counter]] with name = %q, the count this variant must fail", n, n)
-					} else {
-						ps.at(cp, "counter", "counter %q is not declared; write %s", n, oneOf(n, names, "counter = %q"))
-					}
-				}
 				c.Counter = n
 			} else if _, present := m["counter"]; !present {
 				ps.at(cp, "", "the variant control names no counter; write counter = \"exchanges\", the [[counter]] the variant must fail")
@@ -115,7 +140,75 @@ func (ps *parser) controls(raw map[string]any) {
 		default:
 			ps.at(cp, "kind", "control kind %q is not known; write %s", kind, oneOf(kind, []string{ControlIdle, ControlVariant}, "kind = %q"))
 		}
-		ps.p.Controls = append(ps.p.Controls, c)
+		out = append(out, c)
+	}
+	return out
+}
+
+// resolveControl reads an idle control's plan (relative to dir) and looks
+// up a variant's counter in main, adding a problem on the control's line.
+func resolveControl(c *Control, dir string, main *Plan, add func(line int, format string, a ...any)) {
+	switch c.Kind {
+	case ControlIdle:
+		if c.PlanFile == "" {
+			return
+		}
+		f := c.PlanFile
+		path := f
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, f)
+		}
+		if main != nil && main.Path != "" && filepath.Clean(path) == filepath.Clean(main.Path) {
+			which := "the main plan " + main.Path
+			if c.File == main.Path {
+				which = "this plan"
+			}
+			add(c.PlanLine, "the idle control's plan is %s; write plan = \"busy-loop.toml\", a plan of its own", which)
+			return
+		}
+		// A control plan with controls of its own is refused before it
+		// is parsed, so two plans naming each other cannot recurse.
+		if data, err := readRegular(path, 16<<20); err == nil {
+			var raw map[string]any
+			if _, err := toml.Decode(string(data), &raw); err == nil {
+				if _, has := raw["control"]; has {
+					add(c.PlanLine, "the idle control's plan %s declares controls of its own; remove its [[control]] tables", f)
+					return
+				}
+			}
+		}
+		sub, err := ParseFile(path)
+		if err != nil {
+			// Its own refusal names its own file and line.
+			add(c.PlanLine, "the idle control's plan is refused: %v", err)
+			return
+		}
+		if sub.AB.Idle <= 0 {
+			add(c.PlanLine, "the idle control's plan %s has no idle phase ([ab] idle = \"0s\"); write idle = \"60s\" in its [ab]", f)
+		}
+		c.Plan = sub
+	case ControlVariant:
+		if c.Counter == "" || main == nil {
+			return
+		}
+		if _, found := main.CounterNamed(c.Counter); found {
+			return
+		}
+		var names []string
+		for _, x := range main.Counters {
+			names = append(names, x.Name)
+		}
+		// Declared in another file (the gate file), the counter is looked
+		// for in the main plan, which the refusal then names.
+		where := ""
+		if c.File != main.Path {
+			where = " in " + main.Path
+		}
+		if len(names) == 0 {
+			add(c.CounterLine, "counter %q is not declared%s; add a [[counter]] with name = %q there, the count this variant must fail", c.Counter, where, c.Counter)
+		} else {
+			add(c.CounterLine, "counter %q is not declared%s; write %s", c.Counter, where, oneOf(c.Counter, names, "counter = %q"))
+		}
 	}
 }
 
@@ -158,12 +251,5 @@ func isEnvName(s string) bool {
 	return true
 }
 
-// ControlOf returns the control of a kind.
-func (p *Plan) ControlOf(kind string) (Control, bool) {
-	for _, c := range p.Controls {
-		if c.Kind == kind {
-			return c, true
-		}
-	}
-	return Control{}, false
-}
+// ControlOf returns the plan's control of a kind.
+func (p *Plan) ControlOf(kind string) (Control, bool) { return p.Controls.Of(kind) }

@@ -48,7 +48,7 @@ type Plan struct {
 	// controls (counter.go, control.go; run by internal/controls).
 	Counters    []Counter
 	StoreWrites []StoreWrites
-	Controls    []Control
+	Controls    Controls
 
 	dir string // folder relative file names are read from
 	pos *positions

@@ -209,6 +209,12 @@ func short(commit string) string {
 }
 
 // armLine is "`abc123` (main): why".
+// variantLine says what the variant control's third arm was: the head's
+// build with the control's overrides.
+func variantLine(a Arm) string {
+	return fmt.Sprintf("the head's build with %s (the variant control; it must fail its counter)", strings.Join(a.Overrides, " "))
+}
+
 func armLine(a Arm) string {
 	var b strings.Builder
 	if a.Commit != "" {

@@ -44,6 +44,9 @@ func Markdown(w io.Writer, r *Report) error {
 		p("| why this base | %s |\n", cell(r.BaseNote))
 	}
 	p("| head | %s |\n", cell(armLine(r.Head)))
+	if r.Variant != nil {
+		p("| variant | %s |\n", cell(variantLine(*r.Variant)))
+	}
 	p("| run | %s |\n", cell(settingsLine(r.Settings)))
 	p("| rule | %s |\n", cell(ruleLine(v.Rule)))
 	p("| groups compared | %s |\n", cell(comparedLine(r)))

@@ -21,13 +21,15 @@ import (
 // reads. Bump it when a field changes meaning or goes away.
 const Version = 1
 
-// Arm names one build: its name ("base", "head"), commit, ref and why it
-// was chosen.
+// Arm names one build: its name, which is its role ("base", "head",
+// "variant"), commit, ref and why it was chosen. A variant arm is the
+// head's build started with Overrides added (the variant control).
 type Arm struct {
-	Name   string `json:"name"`
-	Commit string `json:"commit,omitempty"`
-	Ref    string `json:"ref,omitempty"`
-	Why    string `json:"why,omitempty"`
+	Name      string   `json:"name"`
+	Commit    string   `json:"commit,omitempty"`
+	Ref       string   `json:"ref,omitempty"`
+	Why       string   `json:"why,omitempty"`
+	Overrides []string `json:"overrides,omitempty"`
 }
 
 // Duration is a time.Duration that reads and writes as "10s" in JSON.
@@ -70,13 +72,16 @@ type Settings struct {
 // Report is one attempt's gate: who ran against whom, how, everything the
 // judge read, and what it decided.
 type Report struct {
-	Version  int       `json:"version"`
-	Tool     string    `json:"tool"`
-	Created  time.Time `json:"created"`
-	Base     Arm       `json:"base"`
-	Head     Arm       `json:"head"`
-	BaseNote string    `json:"base_note,omitempty"`
-	Settings Settings  `json:"settings"`
+	Version int       `json:"version"`
+	Tool    string    `json:"tool"`
+	Created time.Time `json:"created"`
+	Base    Arm       `json:"base"`
+	Head    Arm       `json:"head"`
+	// Variant is the third arm the variant control started, nil when none
+	// ran; reports from before it carry none.
+	Variant  *Arm     `json:"variant,omitempty"`
+	BaseNote string   `json:"base_note,omitempty"`
+	Settings Settings `json:"settings"`
 	// Attempt is the attempt job's own number (1, 2, 3) and RunAttempt
 	// GITHUB_RUN_ATTEMPT (re-runs of the workflow); CPUModel is the
 	// runner's, by which a regression may be retried (internal/attempts).
@@ -93,7 +98,10 @@ type Report struct {
 	// before it carry none.
 	PlanLines map[string]int `json:"plan_lines,omitempty"`
 	Input     judge.Input    `json:"input"`
-	Verdict   judge.Verdict  `json:"verdict"`
+	// Controls is what the after-run checks found; `perfgate compare`
+	// applies it again to its new judgement. nil when the run had none.
+	Controls *Controls     `json:"controls,omitempty"`
+	Verdict  judge.Verdict `json:"verdict"`
 }
 
 // Write stores r at path as indented JSON, at the current Version,

@@ -25,6 +25,9 @@ func Text(w io.Writer, r *Report) error {
 		p("  \t%s\n", r.BaseNote)
 	}
 	p("  head\t%s\n", armLine(r.Head))
+	if r.Variant != nil {
+		p("  variant\t%s\n", variantLine(*r.Variant))
+	}
 	p("  run\t%s\n", settingsLine(r.Settings))
 	p("  rule\t%s\n", ruleLine(v.Rule))
 	p("  groups compared\t%s\n", comparedLine(r))

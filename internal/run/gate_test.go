@@ -41,7 +41,7 @@ func startArm(t *testing.T, name string, knobs ...string) run.Arm {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Stop() })
-	return run.Arm{Name: name, Proc: a, URL: url}
+	return run.Arm{Role: run.Role(name), Proc: a, URL: url}
 }
 
 // runGate runs a short real gate of the plan text over two example-service
@@ -71,7 +71,7 @@ func runGateWith(t *testing.T, planText string, files map[string]string, base, h
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := run.Gate(ctx, run.Config{Plan: p, Vars: v, Seed: 1,
-		Base: startArm(t, "base", base...), Head: startArm(t, "head", head...)})
+		Arms: []run.Arm{startArm(t, "base", base...), startArm(t, "head", head...)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/exit"
@@ -9,11 +10,20 @@ import (
 	"github.com/perfgate/perfgate/internal/store"
 )
 
-// Idle runs the idle phase alone, over c.Head: the idle control's second
-// plan beside its planted store poller (internal/controls). c.Base is not
-// judged. It does not wait for the counters to settle: the poller is
-// already committing, and what it plants is what the window must see.
-func Idle(ctx context.Context, c Config) (*judge.Idle, error) { return c.idlePhase(ctx, false) }
+// Idle runs the idle phase alone, over the head arm: the idle control's
+// second plan beside its planted store poller (internal/controls). It
+// needs no base; one given is not judged. It does not wait for the
+// counters to settle: the poller is already committing, and what it
+// plants is what the window must see.
+func Idle(ctx context.Context, c Config) (*judge.Idle, error) {
+	if err := c.pick(false); err != nil {
+		return nil, err
+	}
+	if c.Plan == nil || c.head.Proc == nil {
+		return nil, fmt.Errorf("run: the idle phase needs a plan and a started head arm")
+	}
+	return c.idlePhase(ctx, false)
+}
 
 // idle is the gate's idle phase, right after both arms got ready.
 func (c *Config) idle(ctx context.Context) (*judge.Idle, error) { return c.idlePhase(ctx, true) }
@@ -28,7 +38,7 @@ func (c *Config) idle(ctx context.Context) (*judge.Idle, error) { return c.idleP
 // work.
 func (c *Config) idlePhase(ctx context.Context, settle bool) (*judge.Idle, error) {
 	ab := c.Plan.AB
-	withStore := c.Counters != nil || c.Head.Commits != nil
+	withStore := c.Counters != nil || c.head.Commits != nil
 	if settle && withStore {
 		wait := c.Settle
 		if wait <= 0 {
@@ -41,8 +51,8 @@ func (c *Config) idlePhase(ctx context.Context, settle bool) (*judge.Idle, error
 	}
 	c.logf("idle: %s with no requests (head CPU under %.1f%% of a core, store under %g tx/s)",
 		ab.Idle, ab.IdleCPU*100, ab.IdleTxPerSec)
-	cpu0 := c.Head.Proc.CPU()
-	tx0, err := c.readCommits(ctx, c.Base, c.Head)
+	cpu0 := c.head.Proc.CPU()
+	tx0, err := c.readCommits(ctx, c.arms()...)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +61,7 @@ func (c *Config) idlePhase(ctx context.Context, settle bool) (*judge.Idle, error
 		return nil, exit.Refusef("idle phase interrupted after %s: %w", time.Since(start).Round(time.Second), err)
 	}
 	elapsed := time.Since(start)
-	cpu := c.Head.Proc.CPU() - cpu0
+	cpu := c.head.Proc.CPU() - cpu0
 	idle := &judge.Idle{
 		Seconds:  elapsed.Seconds(),
 		CPU:      cpu.Seconds() / elapsed.Seconds(),
@@ -64,18 +74,26 @@ func (c *Config) idlePhase(ctx context.Context, settle bool) (*judge.Idle, error
 		if err := sleep(ctx, c.storeFlush()); err != nil {
 			return nil, exit.Refusef("idle phase interrupted: %w", err)
 		}
-		tx1, err := c.readCommits(ctx, c.Base, c.Head)
+		tx1, err := c.readCommits(ctx, c.arms()...)
 		if err != nil {
 			return nil, err
 		}
-		idle.TxPerSec = float64(tx1[c.Head.Name]-tx0[c.Head.Name]) / elapsed.Seconds()
+		idle.TxPerSec = float64(tx1[c.head.Name]-tx0[c.head.Name]) / elapsed.Seconds()
 		idle.StoreMeasured = true
-		if _, ok := tx1[c.Base.Name]; ok && settle && c.Base.Name != c.Head.Name {
-			c.logf("idle: the base's store committed %.2f tx/s (not judged: the limits are the head's)", float64(tx1[c.Base.Name]-tx0[c.Base.Name])/elapsed.Seconds())
+		if _, ok := tx1[c.base.Name]; ok && settle && c.base.Proc != nil {
+			c.logf("idle: the base's store committed %.2f tx/s (not judged: the limits are the head's)", float64(tx1[c.base.Name]-tx0[c.base.Name])/elapsed.Seconds())
 		}
 	}
 	c.logf("idle: head CPU %.2f%% of a core, %.2f tx/s", idle.CPU*100, idle.TxPerSec)
 	return idle, nil
+}
+
+// arms are the base (when there is one) and the head.
+func (c *Config) arms() []Arm {
+	if c.base.Proc == nil {
+		return []Arm{c.head}
+	}
+	return []Arm{c.base, c.head}
 }
 
 // readCommits reads the arms' committed transactions, keyed by arm name:

@@ -43,9 +43,9 @@ type noter interface{ Notes() []string }
 // after, so neither always finds the runner fresh. The lead alternates.
 func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, out pairOut, err error) {
 	ab := c.Plan.AB
-	lead, follow := c.Base, c.Head
+	lead, follow := c.base, c.head
 	if i%2 == 1 {
-		lead, follow = c.Head, c.Base
+		lead, follow = c.head, c.base
 	}
 	interval := time.Duration(float64(time.Second) / ab.Rate)
 	runs := []*armRun{{arm: lead}, {arm: follow, offset: interval / 2}}
@@ -117,10 +117,10 @@ func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, out p
 	if err := c.closeWindow(ctx, runs); err != nil {
 		return base, head, out, err
 	}
-	withStore := c.Base.Commits != nil && c.Head.Commits != nil
+	withStore := c.base.Commits != nil && c.head.Commits != nil
 	for _, r := range runs {
 		ph := phaseFigures(i, lead.Name, r, withStore)
-		if r.arm.Name == c.Base.Name {
+		if r.arm.Name == c.base.Name {
 			base = ph
 		} else {
 			head = ph
@@ -132,7 +132,7 @@ func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, out p
 			}
 		}
 	}
-	c.logf("pair %d/%d: base p50 %s, head p50 %s", i+1, ab.Pairs, total(runs, c.Base.Name), total(runs, c.Head.Name))
+	c.logf("pair %d/%d: base p50 %s, head p50 %s", i+1, ab.Pairs, total(runs, c.base.Name), total(runs, c.head.Name))
 	return base, head, out, nil
 }
 

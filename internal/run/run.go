@@ -16,10 +16,12 @@ import (
 	"github.com/perfgate/perfgate/internal/plan"
 )
 
-// Arm is one side of the run: its started process, where its load goes and
-// how its store's committed transactions are read (nil: it has no store).
+// Arm is one arm of the run, tagged with its role: its started process,
+// where its load goes and how its store's committed transactions are read
+// (nil: it has no store). Name, when empty, is the role's.
 type Arm struct {
-	Name    string // "base" or "head"
+	Role    Role
+	Name    string
 	Proc    *arms.Arm
 	URL     string
 	CAFile  string
@@ -28,9 +30,11 @@ type Arm struct {
 
 // Config is one gate run.
 type Config struct {
-	Plan       *plan.Plan
-	Vars       *plan.Vars
-	Base, Head Arm
+	Plan *plan.Plan
+	Vars *plan.Vars
+	// Arms are the run's arms, each tagged with its role: the pairs drive
+	// the one base against the one head; other roles are not driven.
+	Arms []Arm
 	// Seed orders the requests; pair i draws its own slice of each data
 	// source (PairSource), the same for both arms of the pair.
 	Seed int64
@@ -49,12 +53,38 @@ type Config struct {
 	Progress io.Writer
 	// Log gets one line as each phase starts and ends; nil for none.
 	Log io.Writer
+
+	// base and head are Arms' base and head, picked by pick.
+	base, head Arm
 }
 
 // Result is what the run measured, ready for the judge.
 type Result struct {
 	Input judge.Input
 	Leads []string // the leading arm of each pair
+}
+
+// pick finds the base and the head among the arms; withBase false lets
+// the idle control's run go without a base.
+func (c *Config) pick(withBase bool) error {
+	for i := range c.Arms {
+		if c.Arms[i].Name == "" {
+			c.Arms[i].Name = string(c.Arms[i].Role)
+		}
+	}
+	head, err := ArmOf(c.Arms, RoleHead)
+	if err != nil {
+		return err
+	}
+	c.head = head
+	base, err := ArmOf(c.Arms, RoleBase)
+	switch {
+	case err == nil:
+		c.base = base
+	case withBase:
+		return err
+	}
+	return nil
 }
 
 func (c *Config) logf(format string, a ...any) {
@@ -73,8 +103,11 @@ func (c *Config) storeFlush() time.Duration {
 // Gate runs the idle phase and the pairs. A phase a canceled ctx cut short
 // is not judged: Gate returns the context's error wrapped as exit 2.
 func Gate(ctx context.Context, c Config) (*Result, error) {
-	if c.Plan == nil || c.Base.Proc == nil || c.Head.Proc == nil {
-		return nil, fmt.Errorf("run: a plan and two started arms are needed")
+	if err := c.pick(true); err != nil {
+		return nil, err
+	}
+	if c.Plan == nil || c.base.Proc == nil || c.head.Proc == nil {
+		return nil, fmt.Errorf("run: a plan and two started arms, a base and a head, are needed")
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -123,16 +156,16 @@ func Gate(ctx context.Context, c Config) (*Result, error) {
 	return res, nil
 }
 
-// watch cancels the run when either arm exits; it returns when ctx ends.
+// watch cancels the run when the base or the head exits; it returns when ctx ends.
 func (c *Config) watch(ctx context.Context, cancel context.CancelFunc, died chan<- error) {
 	var a Arm
 	select {
 	case <-ctx.Done():
 		return
-	case <-c.Base.Proc.Done():
-		a = c.Base
-	case <-c.Head.Proc.Done():
-		a = c.Head
+	case <-c.base.Proc.Done():
+		a = c.base
+	case <-c.head.Proc.Done():
+		a = c.head
 	}
 	died <- exit.Refusef("the %s arm exited during the run (%v); the pair is not judged. Its log ends:\n%s",
 		a.Name, a.Proc.Err(), a.Proc.LogTail(20))

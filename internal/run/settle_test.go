@@ -83,7 +83,7 @@ expect = 200
 			var log strings.Builder
 			reads = 0
 			start := time.Now()
-			res, err := run.Gate(context.Background(), run.Config{Plan: p, Seed: 1, Base: base, Head: head,
+			res, err := run.Gate(context.Background(), run.Config{Plan: p, Seed: 1, Arms: []run.Arm{base, head},
 				Counters: counters, Settle: tc.settle, StoreFlush: 1500 * time.Millisecond, Log: &log})
 			if err != nil {
 				t.Fatal(err)
