@@ -13,8 +13,8 @@ import (
 	"github.com/perfgate/perfgate/internal/plan"
 )
 
-// A plan that reads a data file, a body file, a variable file and a
-// control's plan (with a data file of its own): prepare keeps them beside
+// A plan that reads a data file, a body file and a variable file, and the
+// gate file's idle control's plan (with a data file of its own): prepare keeps them beside
 // the plan, pack carries them and, after unpack, the kept plan parses and
 // its variable resolves, so `perfgate run` works on an attempt that has
 // only the archive.
@@ -35,11 +35,9 @@ method = "POST"
 path = "/items/{id}"
 body_file = "bodies/create.json"
 expect = 201
-
-[[control]]
-kind = "idle"
-plan = "controls/busy.toml"
 `
+	// The idle control's plan is the gate file's, named from the tree's root.
+	files[GateFile] += "\n[[control]]\nkind = \"idle\"\nplan = \"perf/controls/busy.toml\"\n"
 	files["perf/data/ids.txt"] = values(50)
 	files["perf/bodies/create.json"] = `{"name": "widget"}`
 	files["perf/token.txt"] = "s3cret\n"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
@@ -19,7 +20,10 @@ type IdleOutcome = report.IdleControl
 // IdleControl plants the poller on the head's store database and runs the
 // control plan's idle phase beside it.
 func IdleControl(ctx context.Context, c plan.Control, v *plan.Vars, head run.Arm, dsn string, log io.Writer) (IdleOutcome, error) {
-	out := IdleOutcome{Plan: c.PlanFile}
+	// The plan's file name is what the summary shows: the gate file names
+	// it from the tree's root (perf/busy-loop.toml), a plan from its own
+	// folder, and both are the same busy-loop.toml to a reader.
+	out := IdleOutcome{Plan: filepath.Base(c.PlanFile)}
 	if c.Plan == nil {
 		return out, fmt.Errorf("idle control: its plan %s was not read", c.PlanFile)
 	}

@@ -116,7 +116,8 @@ func treeFiles(o Options, head bool) (map[string]string, error) {
 		out["perf/"+name] = string(b)
 	}
 	if o.Store {
-		// The store-write check and the idle control need the store.
+		// The store-write check needs the store (the idle control too,
+		// which the gate file adds below).
 		b, err := files.ReadFile("files/store.toml")
 		if err != nil {
 			return nil, err
@@ -158,6 +159,27 @@ services:
     ports:
       - "127.0.0.1:%d:8080"
 `, o.Image, o.DependencyPort)
+	}
+	// The controls prove on every run that the gate can still fail
+	// (docs/controls.md); they live in the gate file, naming the plan's
+	// counter and the idle control's plan from the tree's root.
+	gateFile += `
+# The counter still catches an uncached lane: the head without its cache,
+# started as a third arm beside it, must fail it.
+[[control]]
+kind = "variant"
+overrides = ["EXAMPLED_TOKEN_CACHE=false"]
+counter = "exchanges"
+`
+	if o.Store {
+		// The idle control plants its poller on the head's store.
+		gateFile += `
+# The gate still catches a busy loop: a store poller that never waits,
+# beside perf/busy-loop.toml's idle phase, must fail the idle limits.
+[[control]]
+kind = "idle"
+plan = "perf/busy-loop.toml"
+`
 	}
 	out["perf/gate.toml"] = gateFile
 	out["perf/service.toml"] = service

@@ -117,3 +117,75 @@ func TestReadOldReportKeepsTheSeedRule(t *testing.T) {
 		t.Errorf("judged again: %v %q, the report's own: %v %q", v.Code, v.Failures, r.Verdict.Code, r.Verdict.Failures)
 	}
 }
+
+// A report with a variant arm and the controls' outcome reads back as it
+// was written, its summaries name the variant arm, and a report without
+// them (every report before them) still reads, with no controls to apply.
+func TestVariantAndControlsRoundTrip(t *testing.T) {
+	r := reporttest.Pass()
+	r.Variant = &report.Arm{Name: "variant", Commit: r.Head.Commit, Overrides: []string{"EXAMPLED_TOKEN_CACHE=false"}}
+	counter := report.CounterResult{Counter: "exchanges", Arm: "variant", Sent: 200, Before: 3, After: 203, MaxPerRequest: 0.05, Fail: true}
+	r.Controls = &report.Controls{Variant: &counter, Writes: []report.WritesResult{{Group: "create", Table: "items", Answers: 40, Writes: 44}}}
+	r.Controls.AddControl(counter.Fail, "variant control: "+counter.Line())
+	path := filepath.Join(t.TempDir(), "latest.json")
+	if err := report.Write(path, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := report.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Variant, r.Variant) || !reflect.DeepEqual(got.Controls, r.Controls) {
+		t.Fatalf("read back: variant %+v, controls %+v", got.Variant, got.Controls)
+	}
+	var text, md strings.Builder
+	if err := report.Text(&text, got); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Markdown(&md, got); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{text.String(), md.String()} {
+		if !strings.Contains(out, "variant") || !strings.Contains(out, "EXAMPLED_TOKEN_CACHE=false") {
+			t.Errorf("the summary does not name the variant arm:\n%s", out)
+		}
+	}
+	old, err := report.Read(filepath.Join("testdata", "pass.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := old.Verdict
+	old.Controls.Apply(&v) // nil: nothing to apply
+	if old.Variant != nil || old.Controls != nil || !reflect.DeepEqual(v, old.Verdict) {
+		t.Errorf("a report from before the controls reads as %+v / %+v", old.Variant, old.Controls)
+	}
+}
+
+// Apply's rule: a failed check of the head is a regression whatever the
+// load said, a control that did not fail turns only a pass into cannot
+// judge.
+func TestControlsApply(t *testing.T) {
+	fail := &report.Controls{Failures: []string{"counter x on the head: over"}}
+	blind := &report.Controls{CannotJudge: []string{"idle control: the control passed"}}
+	cases := []struct {
+		name string
+		in   judge.Code
+		c    *report.Controls
+		want judge.Code
+	}{
+		{"none", judge.Pass, nil, judge.Pass},
+		{"a failed check fails a pass", judge.Pass, fail, judge.Regression},
+		{"a failed check beats cannot judge", judge.CannotJudge, fail, judge.Regression},
+		{"a blind control makes a pass cannot judge", judge.Pass, blind, judge.CannotJudge},
+		{"a blind control leaves a regression", judge.Regression, blind, judge.Regression},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := judge.Verdict{Code: c.in}
+			c.c.Apply(&v)
+			if v.Code != c.want {
+				t.Fatalf("code %v, want %v", v.Code, c.want)
+			}
+		})
+	}
+}
