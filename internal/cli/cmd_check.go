@@ -8,9 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 
-	"github.com/perfgate/perfgate/internal/base"
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
@@ -33,6 +33,10 @@ type checker struct {
 	s     *IO
 	first error
 	fails int
+	// trees are the folders of the contracts read (the checkout, each
+	// base's export): refusals name their files relative to them, as the
+	// gate file does, since a base's export is gone when the check ends.
+	trees []string
 }
 
 func (c *checker) ok(name, format string, a ...any) {
@@ -44,6 +48,7 @@ func (c *checker) skip(name, format string, a ...any) {
 }
 
 func (c *checker) fail(name string, err error) {
+	err = c.inTree(err)
 	fmt.Fprintf(c.s.Out, "FAIL  %s: %s\n", name, oneLineErr(err))
 	c.fails++
 	if c.first == nil {
@@ -52,6 +57,27 @@ func (c *checker) fail(name string, err error) {
 }
 
 func oneLineErr(err error) string { return strings.ReplaceAll(err.Error(), "\n", " / ") }
+
+// inTree is err with the trees' folders left out of its message.
+func (c *checker) inTree(err error) error {
+	msg := err.Error()
+	for _, t := range c.trees {
+		msg = strings.ReplaceAll(msg, t+string(filepath.Separator), "")
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &treeError{msg: msg, err: err}
+}
+
+// treeError keeps the error it rewords, and so its exit code.
+type treeError struct {
+	msg string
+	err error
+}
+
+func (e *treeError) Error() string { return e.msg }
+func (e *treeError) Unwrap() error { return e.err }
 
 // runCheck is FerroFED's `gate.sh --self-test` for any repository: the
 // contract checked without docker, PostgreSQL or a build.
@@ -74,12 +100,12 @@ func runCheck(ctx context.Context, s *IO, args []string) error {
 	defer os.RemoveAll(work)
 	c := &checker{s: s}
 
-	head := c.contract(ctx, *repo, "head")
+	head := c.contract(ctx, *repo, "head", nil)
 	if head != nil {
 		c.render(ctx, head, "head", checkHeadPort, filepath.Join(work, "head"), nil)
 		c.plans(head)
 	}
-	commits := c.bases(ctx, *repo, *baseRef, *tag)
+	commits := c.bases(ctx, *repo, *baseRef, *tag, head)
 	if *baseRev != "" {
 		commit, err := gitOut(ctx, *repo, "rev-parse", "--verify", *baseRev+"^{commit}")
 		if err != nil {
@@ -99,12 +125,12 @@ func runCheck(ctx context.Context, s *IO, args []string) error {
 			c.fail(arm+" tree", fmt.Errorf("exporting the base %s: %w", short(commit), err))
 			continue
 		}
-		bc := c.contract(ctx, baseTree, arm)
+		bc := c.contract(ctx, baseTree, arm, head)
 		if bc == nil || head == nil {
 			continue
 		}
-		rewrite := c.compose(ctx, arm, head, bc)
-		c.render(ctx, bc, arm, checkBasePort, filepath.Join(work, fmt.Sprintf("base-%d", i)), rewrite)
+		svc := c.compose(ctx, arm, head, bc)
+		c.render(ctx, bc, arm, checkBasePort, filepath.Join(work, fmt.Sprintf("base-%d", i)), svc)
 	}
 	if c.first != nil {
 		fmt.Fprintf(s.Out, "%d check(s) failed; the first:\n", c.fails)
@@ -114,8 +140,18 @@ func runCheck(ctx context.Context, s *IO, args []string) error {
 	return nil
 }
 
-func (c *checker) contract(_ context.Context, dir, arm string) *contract.Contract {
-	k, err := contract.Load(dir)
+// contract reads an arm's contract: the head's from the checkout (head
+// nil), a base's as prepare reads it (contract.LoadBase), so a tree with no
+// gate file of its own is read with the head's when the head declares how
+// to read legacy trees.
+func (c *checker) contract(_ context.Context, dir, arm string, head *contract.Contract) *contract.Contract {
+	if abs, err := filepath.Abs(dir); err == nil {
+		c.trees = append(c.trees, abs)
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+			c.trees = append(c.trees, real)
+		}
+	}
+	k, err := contract.LoadBase(dir, head)
 	if err != nil {
 		c.fail(arm+" gate file", err)
 		return nil
@@ -124,7 +160,11 @@ func (c *checker) contract(_ context.Context, dir, arm string) *contract.Contrac
 	if _, err := os.Stat(filepath.Join(k.Tree, k.Overrides)); err != nil && k.Legacy != nil {
 		how = "overrides derived from " + k.Legacy.Script + "'s " + k.Legacy.Function + "()"
 	}
-	c.ok(arm+" gate file", "%s: build, start %q, config %s, %s, prefix %s, compose %v, plan %s", contract.GateFile, k.Start, k.Config, how, k.Prefix, k.Compose, k.Plan)
+	gate := contract.GateFile
+	if _, err := os.Stat(filepath.Join(k.Tree, filepath.FromSlash(contract.GateFile))); err != nil && head != nil {
+		gate = "no " + contract.GateFile + " of its own: the head's, read over this tree ([legacy])"
+	}
+	c.ok(arm+" gate file", "%s: build, start %q, config %s, %s, prefix %s, compose %v, plan %s", gate, k.Start, k.Config, how, k.Prefix, k.Compose, k.Plan)
 	if len(k.Prepare) > 0 && arm == "head" {
 		// Listed, not run: a check starts nothing.
 		cmds := make([]string, len(k.Prepare))
@@ -137,10 +177,15 @@ func (c *checker) contract(_ context.Context, dir, arm string) *contract.Contrac
 }
 
 // render fills the arm's config and overrides, as run does before the
-// arm starts, and for the base checks that the rewrite to 127.0.0.2 kept
-// every other byte.
-func (c *checker) render(ctx context.Context, k *contract.Contract, arm string, port int, dir string, rewrite func([]byte) []byte) {
+// arm starts, and for the base checks that the rewrite to 127.0.0.2 moved
+// every address of its copied services and kept every other byte.
+func (c *checker) render(ctx context.Context, k *contract.Contract, arm string, port int, dir string, svc *services.Plan) {
 	var before []byte
+	var rewrite func([]byte) []byte
+	var addrs map[string][]string
+	if svc != nil {
+		rewrite, addrs = svc.Rewrite, svc.Addresses(true)
+	}
 	if rewrite != nil {
 		// The config as it would be without the rewrite, in the same
 		// folder, so @DIR@ fills the same.
@@ -154,7 +199,7 @@ func (c *checker) render(ctx context.Context, k *contract.Contract, arm string, 
 			return
 		}
 	}
-	a, err := k.Render(ctx, contract.RenderOptions{Port: port, Dir: dir, Rewrite: rewrite})
+	a, err := k.Render(ctx, contract.RenderOptions{Port: port, Dir: dir, Rewrite: rewrite, Services: addrs})
 	if err != nil {
 		c.fail(arm+" config", err)
 		return
@@ -174,6 +219,10 @@ func (c *checker) render(ctx context.Context, k *contract.Contract, arm string, 
 		c.fail(arm+" config rewrite", fmt.Errorf("reading the rendered %s: %w", a.ConfigPath, err))
 		return
 	}
+	if err := rewriteReaches(k, svc, before, rendered, a.Env); err != nil {
+		c.fail(arm+" config rewrite", err)
+		return
+	}
 	if bytes.Equal(before, rendered) {
 		c.ok(arm+" config rewrite", "no address of a copied service in %s: nothing moved to 127.0.0.2", k.Config)
 		return
@@ -182,8 +231,69 @@ func (c *checker) render(ctx context.Context, k *contract.Contract, arm string, 
 	c.ok(arm+" config rewrite", "%d address(es) in %s moved to 127.0.0.2, the rest unchanged", moved, k.Config)
 }
 
+// rewriteReaches refuses a base whose arm would not reach its own copy of
+// a service: the rewrite moves 127.0.0.1:PORT and localhost:PORT in the
+// config alone, so a moved port the config names under another host, or
+// only in an override, or not at all, stays pointed at the head's copy
+// (or at nothing). A contract that generates files listing each arm's
+// services (generate) hands the base its addresses there instead.
+func rewriteReaches(k *contract.Contract, svc *services.Plan, before, rendered []byte, env []string) error {
+	for _, m := range svc.Moved {
+		if strings.Contains(m.Port, "-") {
+			continue // a range: its ports are named one by one, if at all
+		}
+		loopback := regexp.MustCompile(`(127\.0\.0\.1|localhost):` + m.Port + `([^0-9]|$)`)
+		for _, e := range env {
+			name, value, _ := strings.Cut(e, "=")
+			if strings.HasPrefix(name, k.Prefix) && loopback.MatchString(value) {
+				file, line := overrideLine(k, name)
+				return exit.Refusef("%s:%d: %s names %s:%s, the address of %s, whose base copy runs on %s:%s; the rewrite to %s moves addresses in %s only, so the base arm would reach the head's %s: name the address in %s instead",
+					file, line, name, loopback.FindStringSubmatch(value)[1], m.Port, m.Service, services.BaseHost, m.Port, services.BaseHost, k.Config, m.Service, k.Config)
+			}
+		}
+		if strings.Contains(string(rendered), services.BaseHost+":"+m.Port) || len(k.Generate) > 0 {
+			continue
+		}
+		anyHost := regexp.MustCompile(`[A-Za-z0-9_.\-]*:` + m.Port + `([^0-9]|$)`)
+		if loc := anyHost.FindIndex(before); loc != nil {
+			line := 1 + bytes.Count(before[:loc[0]], []byte("\n"))
+			named := strings.TrimRight(string(before[loc[0]:loc[1]]), "\n\"'/ ")
+			return exit.Refusef("%s:%d: names %s's port %s as %s, which the rewrite to %s cannot move (it moves 127.0.0.1:%s and localhost:%s only), so the base arm would not reach its own copy of %s: write 127.0.0.1:%s",
+				k.Config, line, m.Service, m.Port, named, services.BaseHost, m.Port, m.Port, m.Service, m.Port)
+		}
+		file, line := svc.PortLine(m.Service, m.Port)
+		if file == "" {
+			file, line = k.Config, 1
+		}
+		return exit.Refusef("%s:%d: the base's copy of %s publishes port %s on %s, but %s names no 127.0.0.1:%s or localhost:%s for the rewrite to move, so the base arm cannot be pointed at its own copy: name the address in %s, or have the contract generate a file with each arm's services (generate, docs/contract.md)",
+			file, line, m.Service, m.Port, services.BaseHost, k.Config, m.Port, m.Port, k.Config)
+	}
+	return nil
+}
+
+// overrideLine is where an arm's override is set: its line in the
+// override file, else in the legacy script it is derived from.
+func overrideLine(k *contract.Contract, name string) (string, int) {
+	files := []string{k.Overrides}
+	if k.Legacy != nil {
+		files = append(files, k.Legacy.Script)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(k.Tree, filepath.FromSlash(f)))
+		if err != nil {
+			continue
+		}
+		for i, l := range strings.Split(string(data), "\n") {
+			if strings.Contains(l, name+"=") {
+				return f, i + 1
+			}
+		}
+	}
+	return k.Overrides, 1
+}
+
 // compose diffs both trees' services as run would, without starting them.
-func (c *checker) compose(ctx context.Context, arm string, head, bc *contract.Contract) func([]byte) []byte {
+func (c *checker) compose(ctx context.Context, arm string, head, bc *contract.Contract) *services.Plan {
 	name := "compose plan (" + arm + ")"
 	if len(head.Compose) == 0 && len(bc.Compose) == 0 {
 		c.skip(name, "neither tree names compose files")
@@ -206,7 +316,7 @@ func (c *checker) compose(ctx context.Context, arm string, head, bc *contract.Co
 		parts = append(parts, strings.Join(g.Services, "+")+": "+what)
 	}
 	c.ok(name, "%d group(s): %s; %d port(s) moved", len(p.Groups), strings.Join(parts, "; "), len(p.Moved))
-	return p.Rewrite
+	return p
 }
 
 // plans reads the head's plan and its idle control's plan, naming their
@@ -277,9 +387,10 @@ func (c *checker) rateRule(file string, p *plan.Plan) {
 	c.ok("rate rule", "%s", strings.Join(parts, "; "))
 }
 
-// bases resolves the base for each event type as prepare would, on HEAD,
-// and returns the distinct commits they name.
-func (c *checker) bases(ctx context.Context, repo, baseRef, tag string) []string {
+// bases resolves the base for each event type on HEAD with prepare's own
+// resolveBase (so a legacy tree counts as the head's [legacy] says), and
+// returns the distinct commits they name.
+func (c *checker) bases(ctx context.Context, repo, baseRef, tag string, head *contract.Contract) []string {
 	if baseRef == "" {
 		for _, ref := range []string{"main", "master", "origin/main", "origin/master"} {
 			if _, err := gitOut(ctx, repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err == nil {
@@ -342,7 +453,7 @@ func (c *checker) bases(ctx context.Context, repo, baseRef, tag string) []string
 			c.fail(name, err)
 			continue
 		}
-		choice, err := base.Resolve(ctx, repo, evt, contract.InCommit)
+		choice, err := resolveBase(ctx, repo, evt, head)
 		if err != nil {
 			c.fail(name, err)
 			continue

@@ -6,10 +6,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/internal/base"
 	"github.com/perfgate/perfgate/internal/base/gittest"
+	"github.com/perfgate/perfgate/internal/contract"
+	"github.com/perfgate/perfgate/internal/demo"
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
@@ -72,6 +77,11 @@ func checkRepo(t *testing.T, f *fault) string {
 	r.Commit("v0.1.0: the legacy gate", edit(legacy, "legacy"))
 	r.Tag("v0.1.0", "HEAD", true)
 	baseFiles := map[string]string{"perf/arm.env": files["perf/arm.env"], "compose.yaml": strings.Replace(files["compose.yaml"], "postgres:15", "postgres:14", 1)}
+	if f != nil && f.inBase == "base" && baseFiles[f.file] == "" {
+		// A fault of a file the base does not change: the base's commit
+		// breaks the fixture's copy.
+		baseFiles[f.file] = files[f.file]
+	}
 	r.Commit("base: arm.env, postgres 14", edit(baseFiles, "base"))
 	headFiles := map[string]string{"compose.yaml": files["compose.yaml"]}
 	if f != nil {
@@ -86,6 +96,9 @@ func checkRepo(t *testing.T, f *fault) string {
 	r.Tag("v0.2.0", "HEAD", true)
 	return r.Dir
 }
+
+// fileLine is how a refusal names the file and line to fix.
+var fileLine = regexp.MustCompile(`^[a-z][a-z0-9_./-]*\.(toml|env|yaml|sh):[0-9]+: `)
 
 func runCheckCLI(t *testing.T, repo string) (string, error) {
 	t.Helper()
@@ -134,7 +147,7 @@ func TestCheckPassesOnTheFixture(t *testing.T) {
 	}
 }
 
-// TestCheckNamesEachFault breaks the fixture in ten ways, one each: the
+// TestCheckNamesEachFault breaks the fixture in many ways, one each: the
 // check exits 2 and its first failure names the file and the line.
 func TestCheckNamesEachFault(t *testing.T) {
 	faults := []fault{
@@ -151,7 +164,17 @@ func TestCheckNamesEachFault(t *testing.T) {
 		{"variant counter the plan lacks", "head", "perf/gate.toml", `counter = "exchanges"`, `counter = "exchange"`, "perf/gate.toml:36: counter \"exchange\" is not declared in "},
 		{"control left in the plan", "head", "perf/plan.toml", "max_per_request = 5", "max_per_request = 5\n\n[[control]]\nkind = \"idle\"\nplan = \"busy-loop.toml\"", "perf/plan.toml:31: [[control]] belongs in the gate file when a contract drives the run: move it to perf/gate.toml"},
 		{"the base's own override without the prefix", "base", "perf/arm.env", "SVC__LOG=info", "LOG=info", "perf/arm.env:2:"},
-		{"base service beyond loopback", "base", "compose.yaml", `"127.0.0.1:16379:6379"`, `"0.0.0.0:16379:6379"`, "compose.yaml"},
+		{"base service beyond loopback", "base", "compose.yaml", `"127.0.0.1:16379:6379"`, `"0.0.0.0:16379:6379"`, "compose.yaml:9: the base tree's service \"cache\" publishes port 16379 on 0.0.0.0"},
+		{"compose depends_on an undefined service", "head", "compose.yaml", "    image: redis:7\n", "    image: redis:7\n    depends_on: [queue]\n", "compose.yaml:8: loading the head tree's compose file: service \"cache\" depends on undefined service \"queue\""},
+		{"compose key the specification lacks", "base", "compose.yaml", "    image: postgres:14\n", "    image: postgres:14\n    imagee: postgres:15\n", "compose.yaml:4: loading the base tree's compose file: validating compose.yaml: services.db.imagee"},
+		{"compose port that does not parse", "base", "compose.yaml", `"127.0.0.1:16379:6379"`, `"127.0.0.1:16x79:6379"`, "compose.yaml:9: loading the base tree's compose file: Invalid hostPort: 16x79"},
+		{"compose YAML syntax", "head", "compose.yaml", "    image: redis:7\n", "    image: redis:7\n   bad: 1\n", "compose.yaml:8: loading the head tree's compose file: failed to parse compose.yaml: yaml:"},
+		{"compose top-level key", "head", "compose.yaml", "services:\n", "servicess: {}\nservices:\n", "compose.yaml:1: loading the head tree's compose file: validating compose.yaml:  additional properties 'servicess' not allowed"},
+		{"control plan that does not exist", "head", "perf/gate.toml", `plan = "perf/busy-loop.toml"`, `plan = "perf/busy-loops.toml"`, "perf/gate.toml:31: "},
+		{"control plan's own fault", "head", "perf/busy-loop.toml", "idle_cpu = 2", `idle_cpu = "2%"`, "perf/busy-loop.toml:5: idle_cpu must be a number"},
+		{"base address the rewrite cannot move", "base", "perf/service.toml", `"postgres://127.0.0.1:15432/app"`, `"postgres://db.internal:15432/app"`, "perf/service.toml:3: names db's port 15432 as db.internal:15432, which the rewrite to 127.0.0.2 cannot move"},
+		{"base config without the copied service's address", "base", "perf/service.toml", "database = \"postgres://127.0.0.1:15432/app\"\n", "", "compose.yaml:5: the base's copy of db publishes port 15432 on 127.0.0.2, but perf/service.toml names no 127.0.0.1:15432"},
+		{"base override naming the copied service", "base", "perf/arm.env", "SVC__LOG=info\n", "SVC__LOG=info\nSVC__DATABASE=postgres://localhost:15432/app\n", "perf/arm.env:3: SVC__DATABASE names localhost:15432, the address of db, whose base copy runs on 127.0.0.2:15432"},
 	}
 	for _, f := range faults {
 		t.Run(f.name, func(t *testing.T) {
@@ -167,6 +190,120 @@ func TestCheckNamesEachFault(t *testing.T) {
 			}
 			if !strings.Contains(out, "FAIL  ") {
 				t.Fatalf("no FAIL line:\n%s", out)
+			}
+			t.Logf("refused: %v", err)
+			if !fileLine.MatchString(err.Error()) {
+				t.Errorf("the refusal names no file:line: %q", err)
+			}
+		})
+	}
+}
+
+// TestCheckResolvesBasesAsPrepareDoes builds a history like FerroFED's: a
+// release (v0.1.0) from before any contract, then a commit from before
+// perf/gate.toml whose overrides come from scripts/perf/gate.sh's
+// gateway_env() alone, then the head, tagged v0.2.0, whose gate file
+// declares how to read such trees ([legacy]). check resolves each base
+// with prepare's own function, so the legacy commit is the release base
+// (which plain contract.InCommit would not pick) and is checked as the
+// head's gate file over its tree; prepare then builds that same base.
+func TestCheckResolvesBasesAsPrepareDoes(t *testing.T) {
+	files := checkFixture(t)
+	r := gittest.New(t)
+	r.Commit("v0.1.0: the service alone", map[string]string{"svc.sh": files["svc.sh"]})
+	r.Tag("v0.1.0", "HEAD", true)
+	legacy := map[string]string{}
+	for p, c := range files {
+		if p != contract.GateFile && p != "perf/arm.env" {
+			legacy[p] = c
+		}
+	}
+	legacyCommit := r.Commit("the legacy gate: scripts/perf/gate.sh", legacy)
+	r.Commit("head: the gate contract", map[string]string{contract.GateFile: files[contract.GateFile], "perf/arm.env": files["perf/arm.env"]})
+	r.Tag("v0.2.0", "HEAD", true)
+
+	// Without the head's [legacy] the release base would be another
+	// commit: the gap this test keeps closed.
+	ev := &event.Event{Name: event.Release, Tag: "v0.2.0"}
+	plain, err := base.Resolve(context.Background(), r.Dir, ev, contract.InCommit)
+	if err == nil && plain.Commit == legacyCommit {
+		t.Fatalf("plain InCommit already picks the legacy commit %s: the history does not exercise [legacy]", legacyCommit)
+	}
+
+	out, err := runCheckCLI(t, r.Dir)
+	if err != nil {
+		t.Fatalf("perfgate check: %v\n%s", err, out)
+	}
+	legacyShort := short(legacyCommit)
+	for _, want := range []string{
+		"ok    base for release: The base is `" + legacyCommit + "`, the oldest commit after v0.1.0 that carries the gate contract, since v0.1.0 carries no perf/gate.toml",
+		"ok    base for push: The base is `" + legacyCommit + "`, the commit before the push.",
+		"ok    base " + legacyShort + " gate file: no perf/gate.toml of its own: the head's, read over this tree ([legacy]): ",
+		"overrides derived from scripts/perf/gate.sh's gateway_env()",
+		"ok    base " + legacyShort + " config: perf/service.toml rendered on port 8070 with 3 override(s) SVC__USAGE__ENABLED SVC__LOG SVC__CACHE__ENABLED",
+		"ok    compose plan (base " + legacyShort + "): 2 group(s): cache: shared; db: shared",
+		"every check passed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", out)
+	}
+
+	// prepare, given the release event, builds the base check named.
+	target := t.TempDir()
+	var pout, perr bytes.Buffer
+	if err := RunIO(context.Background(), []string{"prepare", "--event", "release", "--tag", "v0.2.0", "--repo", r.Dir, "--out", target},
+		&IO{Out: &pout, Err: &perr, Getenv: func(string) string { return "" }}); err != nil {
+		t.Fatalf("perfgate prepare: %v\n%s%s", err, pout.String(), perr.String())
+	}
+	md, err := os.ReadFile(filepath.Join(target, contract.BaseArm, "base.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), legacyCommit) {
+		t.Errorf("prepare's base.md names another base than check's %s:\n%s", legacyCommit, md)
+	}
+}
+
+// TestCheckPassesOnTheDemoRepository checks the repository perfgate demo
+// builds (internal/demo), with its compose dependency and without one.
+func TestCheckPassesOnTheDemoRepository(t *testing.T) {
+	// The arms' builds copy this binary; check builds nothing, so any
+	// path does, and this test's own is at hand.
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		o    demo.Options
+		want []string
+	}{
+		{"with its compose dependency", demo.Options{Binary: self, Regression: true, Store: true, Image: "perfgate-demo-dependency:check", DependencyPort: 18181},
+			[]string{"base copy on 127.0.0.2", "moved to 127.0.0.2", "ok    control plan: perf/busy-loop.toml"}},
+		{"without a docker engine or a store", demo.Options{Binary: self, Regression: true},
+			[]string{"skip  compose plan", "skip  control plan"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "repo")
+			if _, err := demo.Build(context.Background(), dir, c.o); err != nil {
+				t.Fatal(err)
+			}
+			out, err := runCheckCLI(t, dir)
+			if err != nil {
+				t.Fatalf("perfgate check on the demo repository: %v\n%s", err, out)
+			}
+			for _, want := range append(c.want, "ok    variant control: ", "ok    base for workflow_dispatch: ", "every check passed") {
+				if !strings.Contains(out, want) {
+					t.Errorf("the output lacks %q", want)
+				}
+			}
+			if t.Failed() {
+				t.Logf("output:\n%s", out)
 			}
 		})
 	}

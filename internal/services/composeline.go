@@ -268,3 +268,18 @@ func (l *loaded) files() []string {
 	}
 	return out
 }
+
+// PortLine names the base tree's compose file and line of service svc's
+// port that publishes published, relative to the tree, for a refusal
+// about that port (perfgate check's config rewrite); ("", 0) when the base
+// was not loaded or no file names it.
+func (p *Plan) PortLine(svc, published string) (file string, line int) {
+	if p.base == nil {
+		return "", 0
+	}
+	f, l := portLine(p.base.files(), svc, published)
+	if f == "" {
+		return "", 0
+	}
+	return relTo(p.base.dir, f), l
+}

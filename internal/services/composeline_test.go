@@ -69,7 +69,7 @@ func TestComposeFaultsNameTheirLine(t *testing.T) {
 				t.Errorf("exit %d, want 2: %v", exit.Code(err), err)
 			}
 			t.Log(err)
-			msg := strings.TrimPrefix(err.Error(), "base tree ")
+			msg := err.Error()
 			if !strings.HasPrefix(msg, c.want) || !strings.Contains(msg, c.mentions) {
 				t.Errorf("the refusal %q\nwant it to start with %q and mention %q", err, c.want, c.mentions)
 			}

@@ -233,7 +233,7 @@ func checkBasePorts(bl *loaded) error {
 			if f, line := portLine(bl.files(), name, port.Published); f != "" {
 				where = fmt.Sprintf("%s:%d", relTo(bl.dir, f), line)
 			}
-			return exit.Refusef("base tree %s: service %q publishes port %s on %s: publish on loopback instead, e.g. ports: [\"127.0.0.1:%s:%d\"]; nothing was started",
+			return exit.Refusef("%s: the base tree's service %q publishes port %s on %s: publish on loopback instead, e.g. ports: [\"127.0.0.1:%s:%d\"]; nothing was started",
 				where, name, port.Published, host, port.Published, port.Target)
 		}
 	}
