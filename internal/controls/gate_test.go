@@ -2,14 +2,19 @@ package controls_test
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/cli"
 	"github.com/perfgate/perfgate/internal/controls"
+	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
@@ -136,6 +141,9 @@ func runGate(t *testing.T, p *plan.Plan, base, head gate.ArmSpec, attempts int) 
 		if err != nil {
 			t.Fatalf("gate run: %v\nlog:\n%s", err, log.String())
 		}
+		if err := os.WriteFile(filepath.Join(out, gateLog), []byte(log.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		t.Logf("verdict %s; failures %q; cannot judge %q; notes %q", rep.Verdict.Word(), rep.Verdict.Failures, rep.Verdict.CannotJudge, rep.Verdict.Notes)
 		if !loadNoise(rep.Verdict) {
 			break
@@ -166,6 +174,47 @@ func loadCannotJudge(v judge.Verdict) bool {
 		}
 	}
 	return false
+}
+
+// gateLog is where runGate keeps the gate's log lines in its folder.
+const gateLog = "gate-test.log"
+
+// compareAgain judges the gate's own report again offline, as a user
+// would with perfgate compare, and checks that the controls' lines and
+// their effect on the verdict came through: the same exit code, and every
+// control line printed and kept in the new JSON's verdict.
+func compareAgain(t *testing.T, out string, rep *report.Report) {
+	t.Helper()
+	if rep.Controls == nil {
+		t.Fatal("the report keeps no controls outcome")
+	}
+	again := filepath.Join(t.TempDir(), "again.json")
+	var stdout, stderr strings.Builder
+	err := cli.RunIO(context.Background(), []string{"compare", "--report", filepath.Join(out, gate.ReportFile), "--json", again},
+		&cli.IO{Out: &stdout, Err: &stderr, Getenv: func(string) string { return "" }})
+	if got, want := exit.Code(err), exit.Code(gate.VerdictError(rep.Verdict)); got != want {
+		t.Fatalf("compare exits %d, the gate's verdict %d: %v\n%s", got, want, err, stdout.String())
+	}
+	r, err := report.Read(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := append(append(append([]string(nil), rep.Controls.Failures...), rep.Controls.CannotJudge...), rep.Controls.Notes...)
+	if len(lines) == 0 {
+		t.Fatal("the controls outcome holds no line")
+	}
+	judged := append(append(append([]string(nil), r.Verdict.Failures...), r.Verdict.CannotJudge...), r.Verdict.Notes...)
+	for _, l := range lines {
+		if !strings.Contains(stdout.String(), l) {
+			t.Errorf("compare does not print the control line %q", l)
+		}
+		if !slices.Contains(judged, l) {
+			t.Errorf("compare's JSON verdict lacks the control line %q", l)
+		}
+	}
+	if r.Verdict.Code != rep.Verdict.Code {
+		t.Errorf("compare's verdict %s, the gate's %s", r.Verdict.Word(), rep.Verdict.Word())
+	}
 }
 
 func find(lines []string, parts ...string) string {
@@ -234,6 +283,32 @@ func TestControlsFailAndHeadPasses(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "variant.log")); err != nil {
 		t.Errorf("the variant arm left no log: %v", err)
 	}
+	// The variant is a third arm of its own, tagged as such in the report,
+	// beside the head rather than in its place: its own port, and its
+	// own store database.
+	if rep.Variant == nil || rep.Variant.Name != "variant" || !slices.Equal(rep.Variant.Overrides, []string{"EXAMPLED_TOKEN_CACHE=false"}) {
+		t.Errorf("the report's variant arm is %+v", rep.Variant)
+	}
+	if c := rep.Controls; c == nil || c.Variant == nil || !c.Variant.Fail || c.Variant.Arm != "variant" || len(c.Counters) != 1 || c.Counters[0].Fail || c.Counters[0].Arm != "head" {
+		t.Errorf("the report's controls: the variant must fail the counter the head passes: %+v", c)
+	}
+	log, err := os.ReadFile(filepath.Join(out, gateLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls := map[string]string{}
+	for _, l := range strings.Split(string(log), "\n") {
+		if role, rest, ok := strings.Cut(l, ": "); ok && (role == "head" || role == "variant") && strings.HasSuffix(rest, ")") {
+			urls[role] = rest[strings.LastIndex(rest, "(")+1 : len(rest)-1]
+		}
+	}
+	if urls["head"] == "" || urls["variant"] == "" || urls["head"] == urls["variant"] {
+		t.Errorf("the head and the variant must listen apart: %v\n%s", urls, log)
+	}
+	if dsn, err := os.ReadFile(filepath.Join(out, "variant", "store.dsn")); err != nil || !strings.Contains(string(dsn), "perf_variant") {
+		t.Errorf("the variant's store.dsn names no perf_variant database: %q, %v", dsn, err)
+	}
+	compareAgain(t, out, rep)
 }
 
 // TestBlindIdleControlCannotBeJudged: a control plan whose limits the
@@ -241,7 +316,7 @@ func TestControlsFailAndHeadPasses(t *testing.T) {
 // the control named.
 func TestBlindIdleControlCannotBeJudged(t *testing.T) {
 	p := writePlan(t, "2s", "10000", "1000000000")
-	rep, _ := runGate(t, p, service(), service(), 3)
+	rep, out := runGate(t, p, service(), service(), 3)
 	v := rep.Verdict
 	// A load phase the machine spoiled decides the code itself (a metric
 	// that failed stays a regression: Apply's rule, tested in
@@ -255,13 +330,16 @@ func TestBlindIdleControlCannotBeJudged(t *testing.T) {
 	if err := gate.VerdictError(v); v.Code == judge.CannotJudge && (err == nil || !strings.Contains(err.Error(), "idle control")) {
 		t.Fatalf("the exit error %v does not name the control", err)
 	}
+	// Judged again offline, the control that did not fail still keeps a
+	// pass from being one.
+	compareAgain(t, out, rep)
 }
 
 // TestHeadWithoutCacheFailsCounter: a head that lost its cache does one
 // exchange per request, a regression the counter names with both counts.
 func TestHeadWithoutCacheFailsCounter(t *testing.T) {
 	p := writePlan(t, "2s", "2", "1")
-	rep, _ := runGate(t, p, service(), service("--token-cache=false"), 1)
+	rep, out := runGate(t, p, service(), service("--token-cache=false"), 1)
 	v := rep.Verdict
 	if v.Code != judge.Regression {
 		t.Fatalf("verdict %s, want regression", v.Word())
@@ -269,6 +347,135 @@ func TestHeadWithoutCacheFailsCounter(t *testing.T) {
 	if find(v.Failures, "counter exchanges on the head", "200 requests sent", "grew by 200", "over the limit of at most 5 %") == "" {
 		t.Fatalf("failures %q do not name the counter with both counts", v.Failures)
 	}
+	// Judged again offline, the head's failed counter is still a
+	// regression.
+	compareAgain(t, out, rep)
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// syncLog is a gate log the test reads while the gate writes it.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestInterruptedVariantIsStopped: a run interrupted (SIGINT, SIGTERM:
+// its context canceled) while the variant arm serves its counter stops
+// the variant with the head and the base, and is exit 2. The variant is
+// slowed to a second a request so that the interruption finds it up.
+func TestInterruptedVariantIsStopped(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "plan.toml")
+	const slow = `
+[ab]
+pairs = 1
+warmup = "0s"
+measure = "1s"
+rate = 10
+idle = "0s"
+
+[[group]]
+name = "onward"
+path = "/onward/7"
+expect = 200
+
+[[counter]]
+name = "exchanges"
+group = "onward"
+requests = 50
+url = "/calls"
+field = "exchanges"
+max_per_request = 5
+
+[[control]]
+kind = "variant"
+overrides = ["EXAMPLED_LATENCY=1s"]
+counter = "exchanges"
+`
+	if err := os.WriteFile(path, []byte(slow), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars, err := plan.ResolveVars(p, nil, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No store: the counter reads HTTP, and the arms need none.
+	arm := gate.ArmSpec{Command: []string{exampled, "--addr", "127.0.0.1:@PORT@"}, Ready: "/healthz"}
+	head := arm
+	c, _ := p.Controls.Of(plan.ControlVariant)
+	variant, err := gate.VariantOf(head, c.Overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out := t.TempDir()
+	log := &syncLog{}
+	done := make(chan error, 1)
+	go func() {
+		_, err := gate.Run(ctx, gate.Options{Plan: p, Vars: vars, Arms: append(gate.Pair(arm, head), variant), Controls: p.Controls, OutDir: out, Seed: 1, Log: log})
+		done <- err
+	}()
+	// The variant's URL is logged as the gate prepares its arms; it is up
+	// once it answers.
+	var url string
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("the variant never answered:\n%s", log.String())
+		}
+		for _, l := range strings.Split(log.String(), "\n") {
+			if rest, ok := strings.CutPrefix(l, "variant: "); ok && strings.HasSuffix(rest, ")") {
+				url = rest[strings.LastIndex(rest, "(")+1 : len(rest)-1]
+			}
+		}
+		if url != "" && answers(url) {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the gate ended before the variant answered: %v\n%s", err, log.String())
+		default:
+		}
+	}
+	cancel()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the interrupted gate did not return")
+	}
+	if exit.Code(err) != exit.CannotJudge {
+		t.Fatalf("the interrupted gate returned %v, want exit 2", err)
+	}
+	if answers(url) {
+		t.Fatalf("the variant at %s still answers after the interrupted gate returned", url)
+	}
+}
+
+// answers reports whether an HTTP server answers at url.
+func answers(url string) bool {
+	client := http.Client{Timeout: 3 * time.Second} // the slowed variant takes a second
+	resp, err := client.Get(url + "/healthz")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return true
+}
