@@ -115,6 +115,7 @@ func runCheck(ctx context.Context, s *IO, args []string) error {
 	}
 	// Each base the events resolved to is booted as an arm somewhere: its
 	// own contract, its compose copy and its rewritten config.
+	diffed := false
 	for i, commit := range commits {
 		if commit == "" {
 			continue
@@ -130,7 +131,16 @@ func runCheck(ctx context.Context, s *IO, args []string) error {
 			continue
 		}
 		svc := c.compose(ctx, arm, head, bc)
+		diffed = true
 		c.render(ctx, bc, arm, checkBasePort, filepath.Join(work, fmt.Sprintf("base-%d", i)), svc)
+	}
+	if !diffed && head != nil && len(head.Compose) > 0 {
+		// No base to diff with: the head's own files are still read.
+		if names, err := services.CheckTree(ctx, services.Tree{Dir: head.Tree, Files: head.Compose, Seeds: head.Seeds, Project: "perfgate-check"}, "head"); err != nil {
+			c.fail("compose plan (head)", err)
+		} else {
+			c.ok("compose plan (head)", "no base to diff with; %s load: services %s", strings.Join(head.Compose, ", "), strings.Join(names, ", "))
+		}
 	}
 	if c.first != nil {
 		fmt.Fprintf(s.Out, "%d check(s) failed; the first:\n", c.fails)

@@ -308,3 +308,34 @@ func TestCheckPassesOnTheDemoRepository(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckReadsTheHeadsComposeWithoutABase: a repository of one commit
+// has no base to diff the compose files with; the head's are still read
+// and a fault in them named on its line.
+func TestCheckReadsTheHeadsComposeWithoutABase(t *testing.T) {
+	cases := []struct {
+		name, old, new string
+		want           string // "" passes
+	}{
+		{"whole", "", "", ""},
+		{"depends_on an undefined service", "    image: redis:7\n", "    image: redis:7\n    depends_on: [queue]\n", "compose.yaml:8: loading the head tree's compose file: service \"cache\" depends on undefined service \"queue\""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			files := checkFixture(t)
+			files["compose.yaml"] = strings.Replace(files["compose.yaml"], c.old, c.new, 1)
+			r := gittest.New(t)
+			r.Commit("the only commit", files)
+			out, err := runCheckCLI(t, r.Dir)
+			if c.want == "" {
+				if err != nil || !strings.Contains(out, "ok    compose plan (head): no base to diff with; compose.yaml load: services cache, db") {
+					t.Fatalf("perfgate check: %v\n%s", err, out)
+				}
+				return
+			}
+			if exit.Code(err) != exit.CannotJudge || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("perfgate check = %v (exit %d), want exit 2 naming %q\n%s", err, exit.Code(err), c.want, out)
+			}
+		})
+	}
+}

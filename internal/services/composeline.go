@@ -2,6 +2,7 @@ package services
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -282,4 +283,16 @@ func (p *Plan) PortLine(svc, published string) (file string, line int) {
 		return "", 0
 	}
 	return relTo(p.base.dir, f), l
+}
+
+// CheckTree loads one tree's compose files as Diff loads each, refusing
+// what Diff would refuse of a single tree's files (with their lines), and
+// returns its service names: perfgate check's look at the head's files
+// when no event resolves to a base to diff them with.
+func CheckTree(ctx context.Context, t Tree, arm string) ([]string, error) {
+	l, err := load(ctx, t, arm)
+	if err != nil {
+		return nil, err
+	}
+	return l.names(), nil
 }

@@ -22,10 +22,10 @@ func TestComposeFaultsNameTheirLine(t *testing.T) {
 		"    image: redis:7\n" // 7
 	cases := []struct {
 		name     string
-		files    map[string]string
-		order    []string // compose files in merge order (default compose.yaml)
-		want     string   // file:line the refusal starts with
-		mentions string   // and what it says
+		files    map[string]string // the base's; "head:compose.yaml" is the head's (default good)
+		order    []string          // compose files in merge order (default compose.yaml)
+		want     string            // file:line the refusal starts with
+		mentions string            // and what it says
 	}{
 		{"unknown service key", map[string]string{"compose.yaml": good + "    imagee: x\n"}, nil, "compose.yaml:8:", "imagee"},
 		{"unknown top-level key", map[string]string{"compose.yaml": good + "servicess: {}\n"}, nil, "compose.yaml:8:", "servicess"},
@@ -52,15 +52,27 @@ func TestComposeFaultsNameTheirLine(t *testing.T) {
 			"perf/compose.yaml": "services:\n  cache:\n    restart: always\n    imagee: x\n",
 		}, []string{"compose.yaml", "perf/compose.yaml"}, "perf/compose.yaml:4:", "imagee"},
 		{"base port beyond loopback", map[string]string{"compose.yaml": good + "    ports:\n      - \"127.0.0.1:16380:6380\"\n      - \"0.0.0.0:16379:6379\"\n"}, nil, "compose.yaml:10:", "publishes port 16379 on 0.0.0.0"},
+		{"base copy colliding with the head", map[string]string{
+			"head:compose.yaml": "services:\n  web:\n    image: a\n    ports: [\"127.0.0.2:8080:80\"]\n",
+			"compose.yaml":      "services:\n  web:\n    image: b\n    ports:\n      - \"127.0.0.1:8081:81\"\n      - \"127.0.0.1:8080:80\"\n",
+		}, nil, "compose.yaml:6:", "both publish tcp/8080 on 127.0.0.2"},
 		{"base long-syntax port on all interfaces", map[string]string{"compose.yaml": good + "    ports:\n      - target: 6379\n        published: \"16379\"\n"}, nil, "compose.yaml:9:", "all interfaces"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			base := writeTree(t, c.files)
+			headFile, files := good, map[string]string{}
+			for k, v := range c.files {
+				if k == "head:compose.yaml" {
+					headFile = v
+				} else {
+					files[k] = v
+				}
+			}
+			base := writeTree(t, files)
 			if c.order != nil {
 				base.Files = c.order
 			}
-			head := writeTree(t, map[string]string{"compose.yaml": good})
+			head := writeTree(t, map[string]string{"compose.yaml": headFile})
 			_, err := Diff(context.Background(), head, base)
 			if err == nil {
 				t.Fatal("the broken compose file was accepted")

@@ -255,7 +255,7 @@ func (p *Plan) checkCollisions() error {
 		}
 		return host
 	}
-	claim := func(arm, svc, host, published, proto string) error {
+	claim := func(arm string, src *loaded, svc, host, published, proto string) error {
 		lo, hi, ok := portRange(published)
 		if !ok {
 			return nil
@@ -263,8 +263,13 @@ func (p *Plan) checkCollisions() error {
 		for port := lo; port <= hi; port++ {
 			for _, b := range taken[port] {
 				if b.proto == proto && (b.host == host || b.host == "0.0.0.0" || host == "0.0.0.0") {
-					return exit.Refusef("%s service %q and %s both publish %s/%d on %s: give one of them another port in its compose file",
-						arm, svc, owner[fmt.Sprintf("%s/%d/%s", b.host, port, proto)], proto, port, host)
+					// The later claim's port line: the one to change.
+					where := ""
+					if f, line := portLine(src.files(), svc, published); f != "" {
+						where = fmt.Sprintf("%s:%d: ", relTo(src.dir, f), line)
+					}
+					return exit.Refusef("%s%s service %q and %s both publish %s/%d on %s: give one of them another port in its compose file",
+						where, arm, svc, owner[fmt.Sprintf("%s/%d/%s", b.host, port, proto)], proto, port, host)
 				}
 			}
 			taken[port] = append(taken[port], bind{host, proto})
@@ -277,7 +282,7 @@ func (p *Plan) checkCollisions() error {
 			if port.Published == "" {
 				continue
 			}
-			if err := claim("head", name, addr(port.HostIP), port.Published, protocol(port)); err != nil {
+			if err := claim("head", p.head, name, addr(port.HostIP), port.Published, protocol(port)); err != nil {
 				return err
 			}
 		}
@@ -299,7 +304,7 @@ func (p *Plan) checkCollisions() error {
 				if isMovable(port.HostIP) {
 					host = BaseHost
 				}
-				if err := claim("base", name, host, port.Published, protocol(port)); err != nil {
+				if err := claim("base", p.base, name, host, port.Published, protocol(port)); err != nil {
 					return err
 				}
 			}
