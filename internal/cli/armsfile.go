@@ -16,10 +16,14 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/report"
+	"github.com/perfgate/perfgate/internal/run"
 	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
-// armsFile is the small file that may describe the two arms (docs/ab.md).
+// armsFile is the small file that may describe the two arms (docs/ab.md):
+// its [base] and [head] tables are the arms of those roles. A variant arm
+// is not written here: it is the head's, started again for the plan's
+// variant control (gate.VariantOf).
 // Everything in it is checked when it is read, each mistake refused with
 // its line, before any arm starts.
 type armsFile struct {
@@ -39,9 +43,10 @@ type armsFileArm struct {
 	Commit  string
 }
 
-func (a armsFileArm) spec(name string) gate.ArmSpec {
-	s := gate.ArmSpec{Command: a.Command, Dir: a.Dir, Port: a.Port, URL: a.URL, Ready: a.Ready, CAFile: a.CAFile,
-		Info: report.Arm{Name: name, Commit: a.Commit}}
+// spec is the arm's spec, tagged with its role (the table it came from).
+func (a armsFileArm) spec(role run.Role) gate.ArmSpec {
+	s := gate.ArmSpec{Role: role, Command: a.Command, Dir: a.Dir, Port: a.Port, URL: a.URL, Ready: a.Ready, CAFile: a.CAFile,
+		Info: report.Arm{Name: string(role), Commit: a.Commit}}
 	keys := make([]string, 0, len(a.Env))
 	for k := range a.Env {
 		keys = append(keys, k)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -163,5 +164,51 @@ func TestABHelpShowsNoMadeUpDefaults(t *testing.T) {
 	}
 	if err := fs.Parse([]string{"--idle", "-1s"}); err == nil {
 		t.Fatal("--idle -1s accepted")
+	}
+}
+
+// TestABVariantNeedsAPortOfItsOwn: the variant arm of a plan's variant
+// control is the head's command started again beside the head, so a head
+// whose port the arms file or --head-url fixes is refused before any arm
+// starts, naming the control's line; with @PORT@ the same plan is let
+// through to the run (which these arms, sleeping, never get ready for).
+func TestABVariantNeedsAPortOfItsOwn(t *testing.T) {
+	planPath := writePlan(t, "[[group]]\nname = \"a\"\npath = \"/\"\nexpect = 200\n\n[[counter]]\nname = \"n\"\ngroup = \"a\"\nurl = \"/n\"\nmax_per_request = 5\n\n[[control]]\nkind = \"variant\"\noverrides = [\"A=1\"]\ncounter = \"n\"\n")
+	dir := t.TempDir()
+	arms := func(head string) string {
+		f, err := os.CreateTemp(dir, "arms-*.toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := f.Name()
+		f.Close()
+		// The base exits at once: a run let through ends there.
+		if err := os.WriteFile(p, []byte("[base]\ncommand = [\"sh\", \"-c\", \"exit 3\", \"@PORT@\"]\n\n[head]\n"+head), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"arms file with a fixed port", []string{"--arms", arms("command = [\"sleep\", \"60\"]\nport = 8080\n")}, "the head's port is fixed (8080)"},
+		{"--head-url with a fixed port", []string{"--base-cmd", "exit 3", "--head-cmd", "sleep 60", "--head-url", "http://127.0.0.1:8080"}, "the head's URL http://127.0.0.1:8080 names a fixed port"},
+		{"@PORT@", []string{"--arms", arms("command = [\"sleep\", \"60\", \"@PORT@\"]\n"), "--ready", "/"}, "arm base exited before it was ready"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb strings.Builder
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
+			args := append([]string{"ab", "--plan", planPath, "--out", t.TempDir(), "--idle", "0s"}, tc.args...)
+			err := RunIO(ctx, args, &IO{Out: &out, Err: &errb})
+			if exit.Code(err) != exit.CannotJudge || err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("%v, want exit 2 naming %q", err, tc.want)
+			}
+			if tc.name != "@PORT@" && !strings.Contains(err.Error(), "plan.toml:12:") {
+				t.Errorf("%v does not name the control's line", err)
+			}
+		})
 	}
 }

@@ -56,13 +56,6 @@ func Has(p *plan.Plan, cs plan.Controls) bool {
 	return len(p.Counters) > 0 || len(p.StoreWrites) > 0 || len(cs) > 0
 }
 
-// NeedsVariant reports whether the controls hold a variant control (a
-// third arm, with its own store database).
-func NeedsVariant(cs plan.Controls) bool {
-	_, ok := cs.Of(plan.ControlVariant)
-	return ok
-}
-
 // Run runs the checks in FerroFED's gate's order: store writes (read
 // first, before the counters send more), the counters on the head, the
 // idle control, then the variant control. An error means a check could
