@@ -237,7 +237,7 @@ func resampleFiles(w io.Writer, paths []string, perGate, pairs int) error {
 		}
 		all = append(all, recs...)
 		for _, r := range recs {
-			if r.Scenario != "aa" || r.Input == nil || r.Code == judge.CannotJudge {
+			if r.Scenario != "aa" || !judgedNow(r) {
 				continue
 			}
 			byTarget[targetOf(r)] = append(byTarget[targetOf(r)], r)
@@ -325,7 +325,8 @@ func resampleFiles(w io.Writer, paths []string, perGate, pairs int) error {
 // recordedAsTheyAre judges every recorded gate, as it ran, with each
 // method: per target and scenario, how many it alarms on, with the exact
 // two-sided 95 % (Clopper-Pearson) interval. Gates that could not be
-// judged when they ran are counted apart: a retry would have run them.
+// judged (by this perfgate, see judgedNow) are counted apart: a retry
+// would have run them.
 func recordedAsTheyAre(w io.Writer, recs []record) {
 	type key struct{ target, scenario string }
 	groups := map[key][]record{}
@@ -337,7 +338,7 @@ func recordedAsTheyAre(w io.Writer, recs []record) {
 			keys = append(keys, k)
 			groups[k] = nil
 		}
-		if r.Input == nil || r.Code == judge.CannotJudge {
+		if !judgedNow(r) {
 			cannot[k]++
 			continue
 		}
@@ -349,7 +350,7 @@ func recordedAsTheyAre(w io.Writer, recs []record) {
 		}
 		return keys[i].scenario < keys[j].scenario
 	})
-	fmt.Fprintf(w, "\nrecorded gates as they ran, judged by each method (alarms of judged gates, exact 95 %% interval):\n\n| target | scenario | judged | cannot judge |")
+	fmt.Fprintf(w, "\nrecorded gates as they ran (judgeable by this perfgate), judged by each method (alarms of judged gates, exact 95 %% interval):\n\n| target | scenario | judged | cannot judge |")
 	for _, m := range methods {
 		fmt.Fprintf(w, " %s |", m.Name)
 	}
@@ -433,4 +434,12 @@ func why(in judge.Input, by map[string]int) {
 			by["threshold"]++
 		}
 	}
+}
+
+// judgedNow reports whether this perfgate's judge can judge a recorded
+// gate: the judge is a pure function of the recorded phases, so a gate
+// recorded before a change to the judgeability checks (the stall bound's
+// allowance for a long own tail) is judged as the gate would judge it now.
+func judgedNow(r record) bool {
+	return r.Input != nil && judge.Judge(*r.Input).Code != judge.CannotJudge
 }

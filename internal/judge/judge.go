@@ -183,33 +183,34 @@ func rounded(b, h, rb, rh float64, higherIsBetter bool) (float64, float64) {
 // the floor is the one-sided (1-PairedAlpha) Student bound on that mean
 // from the pairs' scatter: the runner's drift, which both arms of a pair
 // share, is not in it. A pair breaches when its own ratio is worse than
-// the tolerance (the floor bounds the mean, not one pair), even after both
-// values are moved by their rounding (rb, rh: Phase.Resolution) toward each
-// other. Without that, a short phase's CPU, a few clock ticks, gave equal
-// ratios in every pair (3 ticks against 2, twice): no scatter, no floor,
-// and an A/A gate failed on cpu_per_request.
+// the tolerance (the floor bounds the mean, not one pair).
+//
+// Values that move in steps (rb, rh: Phase.Resolution) carry rounding the
+// scatter may not show: a short phase's CPU, a few clock ticks, gave equal
+// ratios in every pair (3 ticks against 2, twice), so no scatter, no floor,
+// and an A/A gate failed on cpu_per_request. The scatter used for the floor
+// is therefore never below what the rounding alone makes (roundingSD).
 func judgePaired(r *MetricResult, bs, hs, rb, rh []float64) {
 	var ls []float64 // ln(head/base) per pair
+	var qs []float64 // each pair's rounding variance of that log ratio
 	for i := range bs {
 		b, h := bs[i], hs[i]
-		bb, hh := rounded(b, h, rb[i], rh[i], r.HigherIsBetter)
-		switch {
-		case b > 0 && h > 0:
-			ls = append(ls, math.Log(h/b))
-			if breaches(bb, hh, r.Tolerance, r.HigherIsBetter) {
-				r.PairsBreached++
-			}
-		case breaches(bb, hh, r.Tolerance, r.HigherIsBetter):
+		if breaches(b, h, r.Tolerance, r.HigherIsBetter) {
 			// A pair with a 0 has no log ratio; a rise from 0 (or a fall
 			// to 0 of throughput) still breaches in that pair.
 			r.PairsBreached++
+		}
+		if b > 0 && h > 0 {
+			ls = append(ls, math.Log(h/b))
+			qs = append(qs, roundingVar(b, rb[i])+roundingVar(h, rh[i]))
 		}
 	}
 	mean, sd := meanSD(ls)
 	r.PairSpread = sd
 	bound := 0.0 // the one-sided bound on the mean log ratio's noise
 	if len(ls) >= 2 {
-		bound = tQuantile(len(ls)-1) * sd / math.Sqrt(float64(len(ls)))
+		q, _ := meanSD(qs)
+		bound = tQuantile(len(ls)-1) * math.Max(sd, math.Sqrt(q)) / math.Sqrt(float64(len(ls)))
 	}
 	// Worse and the floor read as the seed's do: head/base - 1 when lower
 	// is better, 1 - head/base when higher is better.
@@ -220,6 +221,18 @@ func judgePaired(r *MetricResult, bs, hs, rb, rh []float64) {
 	}
 	r.Threshold = math.Max(r.Tolerance, r.Floor)
 	r.Breach = len(ls) > 0 && r.Worse > r.Threshold+eps
+}
+
+// roundingVar is the variance that rounding to steps of res adds to ln(v).
+// A figure counted in steps over a window is the difference of two
+// readings, each truncated to a step: its error is the difference of two
+// uniform errors of one step, whose variance is res²/6; on the log scale
+// that is divided by v².
+func roundingVar(v, res float64) float64 {
+	if !(res > 0) || !(v > 0) {
+		return 0
+	}
+	return res * res / (6 * v * v)
 }
 
 // latencySamples is, for a latency metric, the fewest answers any phase's
