@@ -411,13 +411,19 @@ func clusterInterval(shares []float64) (mean, lo, hi float64) {
 }
 
 // targetOf names a record's service and profile, "tail, profile busy":
-// gates of different profiles are different experiments.
+// gates of different profiles are different experiments. A profile changed
+// by flags (its name marked "*") is named by its numbers as well, so gates
+// of different settings never pool.
 func targetOf(r record) string {
 	t := r.Target
 	if t == "" {
 		t = "example"
 	}
-	return t + ", profile " + strings.TrimSuffix(r.Profile.Name, "*")
+	p := r.Profile
+	if !strings.HasSuffix(p.Name, "*") {
+		return t + ", profile " + p.Name
+	}
+	return fmt.Sprintf("%s, profile %s %d x (%v + %v) at %g/s", t, p.Name, p.Pairs, p.Warmup, p.Measure, p.Rate)
 }
 
 // why counts the metrics that failed a gate the paired rule alarmed on.
