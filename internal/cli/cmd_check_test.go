@@ -161,6 +161,7 @@ func TestCheckNamesEachFault(t *testing.T) {
 		{"unknown plan key", "head", "perf/plan.toml", `path = "/onward/1"`, "path = \"/onward/1\"\nmethd = \"GET\"", "perf/plan.toml:16: unknown key \"methd\""},
 		{"control plan without idle", "head", "perf/busy-loop.toml", `idle = "60s"`, `idle = "0s"`, "perf/gate.toml:31: the idle control's plan perf/busy-loop.toml has no idle phase"},
 		{"variant override without the prefix", "head", "perf/gate.toml", `overrides = ["SVC__CACHE__ENABLED=false"]`, `overrides = ["CACHE=false"]`, "perf/gate.toml:35: the variant's override CACHE=false sets no SVC__ variable"},
+		{"control plan missing", "head", "perf/gate.toml", `plan = "perf/busy-loop.toml"`, `plan = "perf/busy.toml"`, "perf/gate.toml:31: the idle control's plan is refused: "},
 		{"variant counter the plan lacks", "head", "perf/gate.toml", `counter = "exchanges"`, `counter = "exchange"`, "perf/gate.toml:36: counter \"exchange\" is not declared in "},
 		{"control left in the plan", "head", "perf/plan.toml", "max_per_request = 5", "max_per_request = 5\n\n[[control]]\nkind = \"idle\"\nplan = \"busy-loop.toml\"", "perf/plan.toml:31: [[control]] belongs in the gate file when a contract drives the run: move it to perf/gate.toml"},
 		{"the base's own override without the prefix", "base", "perf/arm.env", "SVC__LOG=info", "LOG=info", "perf/arm.env:2:"},
