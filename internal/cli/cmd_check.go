@@ -264,10 +264,10 @@ func rewriteReaches(k *contract.Contract, svc *services.Plan, before, rendered [
 		if strings.Contains(string(rendered), services.BaseHost+":"+m.Port) || len(k.Generate) > 0 {
 			continue
 		}
-		anyHost := regexp.MustCompile(`[A-Za-z0-9_.\-]*:` + m.Port + `([^0-9]|$)`)
-		if loc := anyHost.FindIndex(before); loc != nil {
-			line := 1 + bytes.Count(before[:loc[0]], []byte("\n"))
-			named := strings.TrimRight(string(before[loc[0]:loc[1]]), "\n\"'/ ")
+		anyHost := regexp.MustCompile(`([A-Za-z0-9_.\-\[\]:]*:` + m.Port + `)(?:[^0-9]|$)`)
+		if loc := anyHost.FindSubmatchIndex(before); loc != nil {
+			line := 1 + bytes.Count(before[:loc[2]], []byte("\n"))
+			named := string(before[loc[2]:loc[3]])
 			return exit.Refusef("%s:%d: names %s's port %s as %s, which the rewrite to %s cannot move (it moves 127.0.0.1:%s and localhost:%s only), so the base arm would not reach its own copy of %s: write 127.0.0.1:%s",
 				k.Config, line, m.Service, m.Port, named, services.BaseHost, m.Port, m.Port, m.Service, m.Port)
 		}
