@@ -171,7 +171,6 @@ func TestCheckNamesEachFault(t *testing.T) {
 		{"compose port that does not parse", "base", "compose.yaml", `"127.0.0.1:16379:6379"`, `"127.0.0.1:16x79:6379"`, "compose.yaml:9: loading the base tree's compose file: Invalid hostPort: 16x79"},
 		{"compose YAML syntax", "head", "compose.yaml", "    image: redis:7\n", "    image: redis:7\n   bad: 1\n", "compose.yaml:8: loading the head tree's compose file: failed to parse compose.yaml: yaml:"},
 		{"compose top-level key", "head", "compose.yaml", "services:\n", "servicess: {}\nservices:\n", "compose.yaml:1: loading the head tree's compose file: validating compose.yaml:  additional properties 'servicess' not allowed"},
-		{"control plan that does not exist", "head", "perf/gate.toml", `plan = "perf/busy-loop.toml"`, `plan = "perf/busy-loops.toml"`, "perf/gate.toml:31: "},
 		{"control plan's own fault", "head", "perf/busy-loop.toml", "idle_cpu = 2", `idle_cpu = "2%"`, "perf/busy-loop.toml:5: idle_cpu must be a number"},
 		{"base address the rewrite cannot move", "base", "perf/service.toml", `"postgres://127.0.0.1:15432/app"`, `"postgres://db.internal:15432/app"`, "perf/service.toml:3: names db's port 15432 as db.internal:15432, which the rewrite to 127.0.0.2 cannot move"},
 		{"base config without the copied service's address", "base", "perf/service.toml", "database = \"postgres://127.0.0.1:15432/app\"\n", "", "compose.yaml:5: the base's copy of db publishes port 15432 on 127.0.0.2, but perf/service.toml names no 127.0.0.1:15432"},
