@@ -266,6 +266,16 @@ func TestCheckResolvesBasesAsPrepareDoes(t *testing.T) {
 	if !strings.Contains(string(md), legacyCommit) {
 		t.Errorf("prepare's base.md names another base than check's %s:\n%s", legacyCommit, md)
 	}
+	// perfgate base, which the release workflow quotes, names it too.
+	bmd := filepath.Join(t.TempDir(), "base.md")
+	pout.Reset()
+	if err := RunIO(context.Background(), []string{"base", "--event", "release", "--tag", "v0.2.0", "--repo", r.Dir, "--out", bmd},
+		&IO{Out: &pout, Err: &perr, Getenv: func(string) string { return "" }}); err != nil {
+		t.Fatalf("perfgate base: %v\n%s%s", err, pout.String(), perr.String())
+	}
+	if md, err := os.ReadFile(bmd); err != nil || !strings.Contains(string(md), legacyCommit) {
+		t.Errorf("perfgate base's base.md names another base than prepare's %s (%v):\n%s", legacyCommit, err, md)
+	}
 }
 
 // TestCheckPassesOnTheDemoRepository checks the repository perfgate demo
