@@ -39,8 +39,17 @@ func runDemo(ctx context.Context, s *IO, args []string) (err error) {
 	out := fs.String("out", "target/perf-demo", "folder for the report, the summary and the logs; the repository and the built arms live in it while the demo runs")
 	noStore := fs.Bool("no-store", false, "run without the PostgreSQL store even when its binaries are installed")
 	noDocker := fs.Bool("no-docker", false, "run without the compose dependency even when a docker engine answers")
+	// The same profile flags as run and ab, applied over the short profile
+	// (or --full's): a quicker demo, as its own tests run it.
+	var prof profileFlags
+	prof.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	// A bad value is refused now, not after the image, the repository and
+	// both builds.
+	if err := prof.apply(&plan.AB{}); err != nil {
+		return exit.Refuse(fmt.Errorf("demo: %w", err))
 	}
 	start := time.Now()
 	stage := func(name, format string, a ...any) {
@@ -117,7 +126,11 @@ func runDemo(ctx context.Context, s *IO, args []string) (err error) {
 	if err := runPrepare(ctx, s, []string{"--event", "workflow_dispatch", "--repo", repoDir, "--out", target}); err != nil {
 		return err
 	}
-	stage("run", "services, store, the base's config check, idle, %d pairs, counters and controls, verdict", demoProfile.Pairs)
+	pairs := demoProfile.Pairs
+	if prof.pairs > 0 {
+		pairs = prof.pairs
+	}
+	stage("run", "services, store, the base's config check, idle, %d pairs, counters and controls, verdict", pairs)
 	pr := gate.Prepared{
 		Target: target, Repo: repoDir, Out: outAbs, Store: withStore, Seed: 1, Log: s.Err,
 		// The demo's repository is not the job's checkout: a GITHUB_SHA
@@ -133,7 +146,7 @@ func runDemo(ctx context.Context, s *IO, args []string) (err error) {
 				ab.Pairs, ab.Warmup, ab.Measure, ab.Rate, ab.Idle =
 					demoProfile.Pairs, demoProfile.Warmup, demoProfile.Measure, demoProfile.Rate, demoProfile.Idle
 			}
-			return nil
+			return prof.apply(ab)
 		},
 	}
 	if s.IsTerminal {

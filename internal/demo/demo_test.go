@@ -3,6 +3,7 @@ package demo_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,21 +17,38 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
-// buildPerfgate builds the perfgate binary the demo runs as (its arms and
-// its dependency's image are that binary too).
-func buildPerfgate(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "perfgate")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/perfgate/perfgate/cmd/perfgate").CombinedOutput(); err != nil {
-		t.Fatalf("go build perfgate: %v\n%s", err, out)
+// perfgate is the binary the demo runs as (its arms and its dependency's
+// image are that binary too), built once for the package's tests.
+var perfgate string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "perfgate-demo-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
-	return bin
+	perfgate = filepath.Join(dir, "perfgate")
+	if out, err := exec.Command("go", "build", "-o", perfgate, "github.com/perfgate/perfgate/cmd/perfgate").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build perfgate: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
+
+// quick is the profile of the demos that test something other than the
+// demo's own budget (a pass, no engine, an interrupt, a kill): the same
+// stages through `perfgate demo`'s profile flags, with 2 pairs of 1 s
+// warm-up and 4 s measured and a 2 s idle phase instead of 4 x (2 s + 8 s)
+// and 5 s. TestDemoIsTheWholePipeline runs the demo as a user types it.
+var quick = []string{"--pairs", "2", "--warmup", "1s", "--measure", "4s", "--idle", "2s"}
 
 // demoRun runs `perfgate demo` as a user types it and returns its exit code
 // and output. A run that cannot be judged (the shared runner fell behind
 // the schedule) says nothing about the demo and runs again, as the
-// product's own retry rule does, at most twice (the package's four demos
+// product's own retry rule does, at most twice (the package's demos
 // must end within go test's 10 minutes).
 func demoRun(t *testing.T, bin string, env []string, args ...string) (int, string, string) {
 	t.Helper()
@@ -115,24 +133,33 @@ func leftBehind(t *testing.T, out, stderr string) []string {
 // trees, the dependency's base copy on 127.0.0.2 (read by the base, while
 // the head reads its own), the store, the config check, idle, the pairs,
 // the store writes, the counter and both controls, and a regression (exit
-// 1) naming p50; nothing stays behind.
+// 1) naming p50, within the demo's 2-minute budget (docs/demo.md); nothing
+// stays behind. The one demo of the package run as a user types it, with
+// the default profile, and alone (the others wait: t.Parallel).
 func TestDemoIsTheWholePipeline(t *testing.T) {
 	if why := dockerMissing(); why != "" {
 		t.Fatalf("this test needs a docker engine and its compose tool: %s", why)
 	}
-	bin := buildPerfgate(t)
 	out := filepath.Join(t.TempDir(), "demo")
-	code, stdout, stderr := demoRun(t, bin, nil, "--out", out)
+	code, stdout, stderr := demoRun(t, perfgate, nil, "--out", out)
 	t.Logf("stderr:\n%s", stderr)
 	if code != exit.Regression {
 		t.Fatalf("perfgate demo: exit %d, want 1\n%s", code, stdout)
 	}
+	// The demo's done: line times the whole demo, teardown included (only
+	// perfgate's own last word on the verdict follows it).
+	if m := regexp.MustCompile(`(?m)\] done: wall time (\S+) \(exit 1\)$`).FindStringSubmatch(stderr); m == nil {
+		t.Errorf("the demo has no done: line with its wall time and exit 1:\n%s", lastLines(stderr, 3))
+	} else if wall, err := time.ParseDuration(m[1]); err != nil || wall >= 2*time.Minute {
+		t.Errorf("the demo took %s (%v), over its 2-minute budget", m[1], err)
+	}
 	if missing := inOrder(stderr,
-		"dependency: image perfgate-demo-dependency:",
-		"repository: "+filepath.Join(out, "repo"),
-		"prepare:",
+		"] dependency: image perfgate-demo-dependency:",
+		"] repository: "+filepath.Join(out, "repo"),
+		"] prepare: the base is the previous release",
 		"built "+filepath.Join(out, "arms", "perf-base", "bin", "perfgate"),
 		"built "+filepath.Join(out, "arms", "perf-head", "bin", "perfgate"),
+		"] run: services, store, the base's config check, idle, 4 pairs, counters and controls, verdict",
 		"services: 1 group(s), base copies: true",
 		"base: ", // after the base's config check
 		"store: PostgreSQL over TLS",
@@ -142,9 +169,9 @@ func TestDemoIsTheWholePipeline(t *testing.T) {
 		"counter exchanges on the head",
 		"idle control (busy-loop.toml)",
 		"variant control: counter exchanges on the variant",
-		"the base read its settings from http://127.0.0.2:",
-		"the head read its settings from http://127.0.0.1:",
-		"done: wall time",
+		"] dependency: the base read its settings from http://127.0.0.2:",
+		"] dependency: the head read its settings from http://127.0.0.1:",
+		"] done: wall time",
 	); missing != "" {
 		t.Errorf("the demo's stages lack %q in order", missing)
 	}
@@ -184,14 +211,16 @@ func TestDemoWithoutRegressionPasses(t *testing.T) {
 	if why := dockerMissing(); why != "" {
 		t.Fatalf("this test needs a docker engine and its compose tool: %s", why)
 	}
-	bin := buildPerfgate(t)
 	out := filepath.Join(t.TempDir(), "demo")
-	code, stdout, stderr := demoRun(t, bin, nil, "--out", out, "--no-regression")
+	code, stdout, stderr := demoRun(t, perfgate, nil, append([]string{"--out", out, "--no-regression"}, quick...)...)
 	if code != exit.Pass {
 		t.Fatalf("perfgate demo --no-regression: exit %d, want 0\n%s\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stderr, "base copies: true") {
 		t.Errorf("the head's dependency settings differ, yet the base got no copy:\n%s", stderr)
+	}
+	if missing := inOrder(stderr, "] run: services, store, the base's config check, idle, 2 pairs,", "pair 2/2: base p50", "done: wall time"); missing != "" {
+		t.Errorf("the demo did not run the profile its flags asked for: no %q in order:\n%s", missing, stderr)
 	}
 	if left := leftBehind(t, out, stderr); len(left) > 0 {
 		t.Errorf("the demo left behind:\n%s", strings.Join(left, "\n"))
@@ -201,9 +230,9 @@ func TestDemoWithoutRegressionPasses(t *testing.T) {
 // Without a docker engine the demo says so and runs the same pipeline
 // without the dependency; --no-regression passes there too.
 func TestDemoWithoutDockerEngine(t *testing.T) {
-	bin := buildPerfgate(t)
 	out := filepath.Join(t.TempDir(), "demo")
-	code, stdout, stderr := demoRun(t, bin, []string{"DOCKER_HOST=unix://" + filepath.Join(t.TempDir(), "no-engine.sock")}, "--out", out, "--no-regression")
+	code, stdout, stderr := demoRun(t, perfgate, []string{"DOCKER_HOST=unix://" + filepath.Join(t.TempDir(), "no-engine.sock")},
+		append([]string{"--out", out, "--no-regression"}, quick...)...)
 	if code != exit.Pass {
 		t.Fatalf("perfgate demo --no-regression without an engine: exit %d, want 0\n%s\n%s", code, stdout, stderr)
 	}
@@ -213,7 +242,7 @@ func TestDemoWithoutDockerEngine(t *testing.T) {
 	if strings.Contains(stderr, "services:") {
 		t.Errorf("the demo started services without an engine:\n%s", stderr)
 	}
-	if missing := inOrder(stderr, "prepare:", "idle: head CPU", "pair 4/4", "counter exchanges on the head", "done: wall time"); missing != "" {
+	if missing := inOrder(stderr, "prepare:", "idle: head CPU", "pair 2/2", "counter exchanges on the head", "done: wall time"); missing != "" {
 		t.Errorf("the demo without the dependency lacks %q in order:\n%s", missing, stderr)
 	}
 	if left := leftBehind(t, out, stderr); len(left) > 0 {
@@ -222,16 +251,17 @@ func TestDemoWithoutDockerEngine(t *testing.T) {
 }
 
 // SIGINT in the middle of the pairs: the demo tears down its arms, store,
-// compose projects and image, and removes its repository.
+// compose projects and image, and removes its repository. It judges
+// nothing, so it runs beside the package's other parallel tests.
 func TestInterruptedDemoLeavesNothing(t *testing.T) {
 	if why := dockerMissing(); why != "" {
 		t.Fatalf("this test needs a docker engine and its compose tool: %s", why)
 	}
-	bin := buildPerfgate(t)
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "demo")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "demo", "--out", out)
+	cmd := exec.CommandContext(ctx, perfgate, append([]string{"demo", "--out", out}, quick...)...)
 	cmd.Dir, cmd.WaitDelay = t.TempDir(), 30*time.Second
 	// A file, so the test reads what the demo wrote so far without
 	// sharing a buffer with the process's writes.
@@ -248,7 +278,7 @@ func TestInterruptedDemoLeavesNothing(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done; done <- nil })
-	for !strings.Contains(stderr.String(), "pair 1/4: base p50") {
+	for !strings.Contains(stderr.String(), "pair 1/2: base p50") {
 		select {
 		case err := <-done:
 			done <- err
@@ -294,13 +324,13 @@ func (f fileText) String() string {
 // The demo's repository passes `perfgate check`: its contract offline,
 // every event's base, both plans.
 func TestCheckPassesOnTheDemoRepository(t *testing.T) {
-	bin := buildPerfgate(t)
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "repo")
-	if _, err := demo.Build(context.Background(), dir, demo.Options{Binary: bin, Regression: true, Store: true,
+	if _, err := demo.Build(context.Background(), dir, demo.Options{Binary: perfgate, Regression: true, Store: true,
 		Image: "perfgate-demo-dependency:check", DependencyPort: 18181}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(bin, "check", "--repo", dir).CombinedOutput()
+	out, err := exec.Command(perfgate, "check", "--repo", dir).CombinedOutput()
 	if err != nil {
 		t.Fatalf("perfgate check on the demo repository: %v\n%s", err, out)
 	}
@@ -308,18 +338,19 @@ func TestCheckPassesOnTheDemoRepository(t *testing.T) {
 }
 
 // A demo killed with SIGKILL runs no teardown and leaves its dependency's
-// image; the next demo removes it at its start and says so.
+// image; the next demo removes it at its start and says so. Neither demo
+// gets to its pairs, so the test runs beside the other parallel tests.
 func TestKilledDemosImageIsRemovedByTheNext(t *testing.T) {
 	if why := dockerMissing(); why != "" {
 		t.Fatalf("this test needs a docker engine and its compose tool: %s", why)
 	}
-	bin := buildPerfgate(t)
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "demo")
 	imageLine := regexp.MustCompile(`image (perfgate-demo-dependency:[0-9]+) built`)
 	start := func() (*exec.Cmd, fileText, chan error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		t.Cleanup(cancel)
-		cmd := exec.CommandContext(ctx, bin, "demo", "--out", out)
+		cmd := exec.CommandContext(ctx, perfgate, append([]string{"demo", "--out", out}, quick...)...)
 		cmd.Dir, cmd.WaitDelay = t.TempDir(), 30*time.Second
 		f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
 		if err != nil {
