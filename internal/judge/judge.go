@@ -107,7 +107,7 @@ func tolerance(in Input, m Metric) (float64, string) {
 	if t, ok := in.Tolerance[string(m.Class)]; ok {
 		return t, "class"
 	}
-	return DefaultTolerance[m.Class], "default"
+	return DefaultToleranceOf(in.Rule, m.Class), "default"
 }
 
 func judgeMetric(in Input, m Metric, rule string) MetricResult {

@@ -100,6 +100,29 @@ func TestMedianAndSpread(t *testing.T) {
 	}
 }
 
+// The default tolerance is the rule's: 5 % for latency and CPU under the
+// paired rule, FerroFED's gate's 25 % under its own.
+func TestDefaultToleranceByRule(t *testing.T) {
+	for _, tc := range []struct {
+		rule string
+		head float64
+		code Code
+	}{
+		{RulePaired, 105, Pass}, {RulePaired, 106, Regression},
+		{RuleSeed, 125, Pass}, {RuleSeed, 126, Regression},
+	} {
+		in := pairs(latencyMetric, four(100), four(tc.head))
+		in.Rule = tc.rule
+		v := Judge(in)
+		if v.Code != tc.code || v.Metrics[0].ToleranceSource != "default" || v.Metrics[0].Tolerance != DefaultToleranceOf(tc.rule, Latency) {
+			t.Errorf("rule %s, head %v: code %v at tolerance %v (%s), want %v at the default", tc.rule, tc.head, v.Code, v.Metrics[0].Tolerance, v.Metrics[0].ToleranceSource, tc.code)
+		}
+	}
+	if DefaultToleranceOf(RulePaired, Latency) != 0.05 || DefaultToleranceOf(RuleSeed, Latency) != 0.25 || DefaultToleranceOf(RuleSeed, CPU) != 0.25 {
+		t.Errorf("defaults: paired latency %v, seed latency %v, seed cpu %v; want 5 %%, 25 %%, 25 %%", DefaultToleranceOf(RulePaired, Latency), DefaultToleranceOf(RuleSeed, Latency), DefaultToleranceOf(RuleSeed, CPU))
+	}
+}
+
 func TestToleranceOverrides(t *testing.T) {
 	p99 := Metric{ID: "p99.search", Class: Latency, Unit: "ms"}
 	cpu := Metric{ID: "cpu_per_request", Class: CPU, Unit: "ms"}
@@ -116,10 +139,10 @@ func TestToleranceOverrides(t *testing.T) {
 		fail   []string
 		source map[string]string
 	}{
-		{name: "defaults", fail: []string{"p50.search", "cpu_per_request"}, source: map[string]string{"p50.search": "default", "p99.search": "default"}},
+		{name: "defaults", fail: []string{"p50.search", "p99.search", "cpu_per_request"}, source: map[string]string{"p50.search": "default", "p99.search": "default"}},
 		{name: "class loosens latency", tol: map[string]float64{"latency": 0.5}, fail: []string{"cpu_per_request"}, source: map[string]string{"p50.search": "class"}},
 		{name: "metric beats class", tol: map[string]float64{"latency": 0.5, "p99.search": 0.1}, fail: []string{"p99.search", "cpu_per_request"}, source: map[string]string{"p50.search": "class", "p99.search": "metric"}},
-		{name: "metric override tightens one", tol: map[string]float64{"cpu": 0.35, "p50.search": 0.45}, fail: nil, source: map[string]string{"cpu_per_request": "class", "p50.search": "metric", "p99.search": "default"}},
+		{name: "metric override loosens one", tol: map[string]float64{"cpu": 0.35, "p50.search": 0.45}, fail: []string{"p99.search"}, source: map[string]string{"cpu_per_request": "class", "p50.search": "metric", "p99.search": "default"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -47,25 +47,27 @@ func TestPairedBoundaries(t *testing.T) {
 		threshold float64
 		says      string // in the failures, or in the notes when the code is not 1
 	}{
-		{name: "A/A passes", in: pairs(latencyMetric, four(100), four(100)), code: Pass, threshold: 0.25},
-		{name: "every pair exactly at the tolerance is no breach", in: pairs(latencyMetric, four(100), four(125)), code: Pass, threshold: 0.25},
-		{name: "every pair just over the tolerance fails", in: pairs(latencyMetric, four(100), four(125.01)), code: Regression, breach: true, breached: 4, threshold: 0.25, says: "p50.search: the head is worse by 25.01 %"},
+		{name: "A/A passes", in: pairs(latencyMetric, four(100), four(100)), code: Pass, threshold: 0.05},
+		{name: "every pair exactly at the default 5 % is no breach", in: pairs(latencyMetric, four(100), four(105)), code: Pass, threshold: 0.05},
+		{name: "every pair just over the default 5 % fails", in: pairs(latencyMetric, four(100), four(105.01)), code: Regression, breach: true, breached: 4, threshold: 0.05, says: "p50.search: the head is worse by 5.01 %"},
+		{name: "every pair exactly at the tolerance is no breach", in: pairs(latencyMetric, four(100), four(125)), tol: 0.25, code: Pass, threshold: 0.25},
+		{name: "every pair just over the tolerance fails", in: pairs(latencyMetric, four(100), four(125.01)), tol: 0.25, code: Regression, breach: true, breached: 4, threshold: 0.25, says: "p50.search: the head is worse by 25.01 %"},
 		// The seed's floor is each arm's own spread, 23.8 % here, all of it
 		// drift both arms shared; the paired ratios are all 1.2.
 		{name: "shared drift stays out of the floor", in: pairs(latencyMetric, drift, times(drift, 1.2)), tol: 0.10, code: Regression, breach: true, breached: 4, threshold: 0.10, says: "worse by 20 %"},
 		{name: "pairs that disagree raise the floor", in: pairs(latencyMetric, four(100), times(four(100), 1.3, 1.3, 1.3, 0.9)), code: Pass, breached: 3, threshold: pairedFloor(t3, 1.3, 1.3, 1.3, 0.9)},
-		{name: "2 of 4 pairs breaching is not most", in: pairs(latencyMetric, four(100), times(four(100), 1.5, 1.5, 1.24, 1.24)), code: Pass, breach: true, breached: 2, threshold: pairedFloor(t3, 1.5, 1.5, 1.24, 1.24), says: "not most"},
-		{name: "3 of 4 pairs breaching fails", in: pairs(latencyMetric, four(100), times(four(100), 1.5, 1.5, 1.5, 1.24)), code: Regression, breach: true, breached: 3, threshold: 0.25},
+		{name: "2 of 4 pairs breaching is not most", in: pairs(latencyMetric, four(100), times(four(100), 1.5, 1.5, 1.24, 1.24)), tol: 0.25, code: Pass, breach: true, breached: 2, threshold: pairedFloor(t3, 1.5, 1.5, 1.24, 1.24), says: "not most"},
+		{name: "3 of 4 pairs breaching fails", in: pairs(latencyMetric, four(100), times(four(100), 1.5, 1.5, 1.5, 1.24)), tol: 0.25, code: Regression, breach: true, breached: 3, threshold: 0.25},
 		// The same scatter of ratios: 4 pairs cannot tell 10.9 % from noise,
 		// 8 pairs can. The seed's floor grows with pairs; this one shrinks.
 		{name: "4 pairs of a scattered 10 % slowdown pass", in: pairs(latencyMetric, four(100), times(four(100), 1.16, 1.06)), tol: 0.05, code: Pass, breached: 4, threshold: pairedFloor(t3, 1.16, 1.06, 1.16, 1.06)},
 		{name: "8 pairs of the same slowdown fail", in: pairs(latencyMetric, eight, times(eight, 1.16, 1.06)), tol: 0.05, code: Regression, breach: true, breached: 8, threshold: pairedFloor(t7, 1.16, 1.06, 1.16, 1.06, 1.16, 1.06, 1.16, 1.06)},
-		{name: "one pair has no floor: the tolerance alone decides", in: pairs(latencyMetric, []float64{100}, []float64{130}), code: Regression, breach: true, breached: 1, threshold: 0.25, says: "worse by 30 %"},
+		{name: "one pair has no floor: the tolerance alone decides", in: pairs(latencyMetric, []float64{100}, []float64{130}), tol: 0.25, code: Regression, breach: true, breached: 1, threshold: 0.25, says: "worse by 30 %"},
 		{name: "zero base, zero head is equal", in: pairs(txMetric, four(0), four(0)), code: Pass, threshold: 0.10},
 		{name: "zero base, any rise breaches", in: pairs(txMetric, four(0), four(0.01)), code: Regression, breach: true, breached: 4, threshold: 0.10, says: "rose from 0 to 0.01 tx"},
 		{name: "throughput 20 % lower is at the tolerance", in: pairs(throughputMetric, four(20), four(16)), code: Pass, threshold: 0.20},
 		{name: "throughput over 20 % lower fails", in: pairs(throughputMetric, four(20), four(15.9)), code: Regression, breach: true, breached: 4, threshold: 0.20, says: "throughput: the head is lower by 20.5 %"},
-		{name: "latency better is never worse", in: pairs(latencyMetric, four(100), four(10)), code: Pass, threshold: 0.25},
+		{name: "latency better is never worse", in: pairs(latencyMetric, four(100), four(10)), code: Pass, threshold: 0.05},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -92,7 +92,7 @@ func TestMaxRateWithoutAB(t *testing.T) {
 		t.Fatalf("a load plan under its max_rate was refused: %v", err)
 	}
 	err = p.CheckAB(p.AB)
-	want := `plan.toml:7: the A/B gate's defaults (the plan has no [ab] table; write one to change them) sends group "emergency" 20 arrivals/s`
+	want := `plan.toml:7: the A/B gate's defaults (the plan has no [ab] table; write one to change them) sends group "emergency" 30 arrivals/s`
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "[ab] sends") {
 		t.Errorf("CheckAB: %v, want %q", err, want)
 	}

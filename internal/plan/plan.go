@@ -87,7 +87,9 @@ type Stage struct {
 	Duration time.Duration
 }
 
-// AB is the A/B gate's settings; Default holds the seed's numbers.
+// AB is the A/B gate's settings. Default holds the numbers chosen by
+// measurement (docs/judge.md, "The default profile"); a plan can still
+// write out FerroFED's gate's (4 pairs of 10 s + 60 s at 20/s).
 type AB struct {
 	Pairs        int
 	Warmup       time.Duration
@@ -124,7 +126,7 @@ func Default() *Plan {
 	return &Plan{
 		Load: Load{Rate: 20, Warmup: 10 * time.Second, Duration: 60 * time.Second, Order: "turn"},
 		AB: AB{
-			Pairs: 4, Warmup: 10 * time.Second, Measure: 60 * time.Second, Rate: 20,
+			Pairs: 8, Warmup: 2 * time.Second, Measure: 10 * time.Second, Rate: 30,
 			Idle: 60 * time.Second, IdleCPU: judge.DefaultIdleCPU, IdleTxPerSec: judge.DefaultIdleTx,
 		},
 		Tolerance: map[string]float64{},

@@ -175,7 +175,7 @@ func metricNotes(r judge.MetricResult) []string {
 		}
 	}
 	// A plan that spells out the defaults is no news; say only what moved.
-	if r.ToleranceSource != "default" && r.ToleranceSource != "" && r.Tolerance != judge.DefaultTolerance[r.Class] {
+	if r.ToleranceSource != "default" && r.ToleranceSource != "" && r.Tolerance != judge.DefaultToleranceOf(r.Rule, r.Class) {
 		n = append(n, fmt.Sprintf("%s: tolerance %s set for this %s", r.ID, pct(r.Tolerance), map[string]string{"metric": "metric", "class": "class (" + string(r.Class) + ")"}[r.ToleranceSource]))
 	}
 	return n

@@ -87,7 +87,7 @@ func TestMarkdownHolds(t *testing.T) {
 	s := markdown(t, reporttest.Regression())
 	for _, want := range []string{
 		"## ❌ perfgate: regression (exit 1)",
-		"p50.search: the head is worse by 34.2 % over the pairs (medians 5.312 vs 3.921 ms; threshold 25 %), breaching in 4 of 4 pairs",
+		"p50.search: the head is worse by 34.2 % over the pairs (medians 5.312 vs 3.921 ms; threshold 7.8 %), breaching in 4 of 4 pairs",
 		"| rule | paired: the pairs' ratios head/base",
 		"| groups compared | all 3 |",
 		"| p95.search (ms) | 9.87 | 13.2 | 1.33 | +32.7 % |",
