@@ -717,10 +717,10 @@ func (ps *parser) ab(raw map[string]any) {
 	if d, ok := ps.dur(m, ap, "idle", `idle = "60s"`, false); ok {
 		a.Idle = d
 	}
-	if c, ok := ps.num(m, ap, "idle_cpu", "idle_cpu = 2 (percent of one core)", 0, false, 10000); ok {
+	if c, ok := ps.num(m, ap, "idle_cpu", "idle_cpu = 2 (percent of one core)", 0, true, 10000); ok {
 		a.IdleCPU = c / 100
 	}
-	if t, ok := ps.num(m, ap, "idle_tx_per_sec", "idle_tx_per_sec = 1", 0, false, 1e9); ok {
+	if t, ok := ps.num(m, ap, "idle_tx_per_sec", "idle_tx_per_sec = 1", 0, true, 1e9); ok {
 		a.IdleTxPerSec = t
 	}
 }

@@ -69,6 +69,10 @@ var refusals = []struct{ name, plan string }{
 	{"pairs as float", "[ab]\npairs = 4.5\n" + hello},
 	{"pairs out of range", "[ab]\npairs = 0\n" + hello},
 	{"negative idle cpu", "[ab]\nidle_cpu = -2\n" + hello},
+	// A limit of 0 would fail on any use, and the judge reads an unset
+	// (zero) limit as the default, so 0 is refused rather than read as 2 %.
+	{"zero idle cpu", "[ab]\nidle_cpu = 0\n" + hello},
+	{"zero idle transactions", "[ab]\nidle_tx_per_sec = 0\n" + hello},
 	{"group without name", "[[group]]\npath = \"/hello\"\nexpect = 200\n"},
 	{"group name with a dot", "[[group]]\nname = \"get.item\"\npath = \"/hello\"\nexpect = 200\n"},
 	{"duplicate group names", hello + "\n" + hello},
