@@ -52,17 +52,21 @@ func killJanitorOf(t *testing.T, folder string) {
 // A demo killed with SIGKILL runs no Stop: its PostgreSQL dies with it.
 // When its store's janitor dies as well, the store's data folder (about
 // 40 MB, with the server's private key) stays; the next demo removes it at
-// its start and says so.
+// its start and says so. The demos run without the compose dependency
+// (--no-docker): what a killed demo leaves in docker, and how the next one
+// removes it, is internal/demo's test. Killed before its pairs, the demo
+// judges nothing, so the test runs beside the package's other parallel ones.
 func TestKilledDemoLeavesNoStoreFolder(t *testing.T) {
 	if !havePostgres() {
 		t.Fatal("this test needs PostgreSQL's initdb and postgres (apt-get install postgresql)")
 	}
+	t.Parallel()
 	bin := buildPerfgate(t)
 	out := filepath.Join(t.TempDir(), "demo")
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 
-	first := perfgateIn(ctx, bin, t.TempDir(), "demo", "--out", out)
+	first := perfgateIn(ctx, bin, t.TempDir(), "demo", "--out", out, "--no-docker")
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +109,7 @@ func TestKilledDemoLeavesNoStoreFolder(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(folder) })
 
 	// The next demo: stopped (SIGTERM) as soon as it started its own store.
-	second := perfgateIn(ctx, bin, t.TempDir(), "demo", "--out", out)
+	second := perfgateIn(ctx, bin, t.TempDir(), "demo", "--out", out, "--no-docker")
 	stderr := attach(t, second)
 	if err := second.Start(); err != nil {
 		t.Fatal(err)

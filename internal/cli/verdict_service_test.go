@@ -178,6 +178,9 @@ func TestServiceRecordsAttemptsAndDecides(t *testing.T) {
 // next` still answers, by the local policy, and says so; `verdict` keeps
 // its own exit code.
 func TestServiceUnreachableDecidesLocally(t *testing.T) {
+	// Most of its time is the client's retries against the closed
+	// service; it shares nothing with the other tests.
+	t.Parallel()
 	is := oidctest.New(t)
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close()
