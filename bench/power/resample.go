@@ -41,13 +41,17 @@ type injection struct {
 	Name   string
 	Factor float64
 	Tail   bool // only p99 moves
+	// CPU: CPU per request moves by the factor too. Set for the cpu
+	// target, whose slowdown is more work on the request path (target.go),
+	// so a real slowed head's CPU rises with its latency.
+	CPU bool
 }
 
 var injections = []injection{
-	{"A/A", 1, false},
-	{"p50 +5 %", 1.05, false},
-	{"p50 +10 %", 1.10, false},
-	{"tail (p99) +10 %", 1.10, true},
+	{Name: "A/A", Factor: 1},
+	{Name: "p50 +5 %", Factor: 1.05},
+	{Name: "p50 +10 %", Factor: 1.10},
+	{Name: "tail (p99) +10 %", Factor: 1.10, Tail: true},
 }
 
 // A method is one way to call a gate a regression from its phases.
@@ -207,7 +211,7 @@ func inject(p *judge.Phase, inj injection) {
 	}
 	for id, v := range p.Values {
 		q, _, ok := judge.SplitLatencyID(id)
-		if ok && (!inj.Tail || q.Name == "p99") {
+		if ok && (!inj.Tail || q.Name == "p99") || inj.CPU && id == judge.MetricCPUPerRequest {
 			p.Values[id] = v * inj.Factor
 		}
 	}
@@ -282,6 +286,7 @@ func resampleFiles(w io.Writer, paths []string, perGate, pairs int) error {
 			shares[m] = make([][]float64, len(injections))
 		}
 		for i, inj := range injections {
+			inj.CPU = !inj.Tail && r0Target(gates) == "cpu"
 			for g, r := range gates {
 				rng := rand.New(rand.NewPCG(uint64(g+1), uint64(i+1)))
 				alarms := make([]int, len(methods))
@@ -448,4 +453,13 @@ func why(in judge.Input, by map[string]int) {
 // allowance for a long own tail) is judged as the gate would judge it now.
 func judgedNow(r record) bool {
 	return r.Input != nil && judge.Judge(*r.Input).Code != judge.CannotJudge
+}
+
+// r0Target is the bundled target the gates were recorded on ("" for the
+// example service); gates of one table share it.
+func r0Target(gates []record) string {
+	if len(gates) == 0 {
+		return ""
+	}
+	return gates[0].Target
 }

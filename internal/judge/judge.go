@@ -189,7 +189,10 @@ func rounded(b, h, rb, rh float64, higherIsBetter bool) (float64, float64) {
 // scatter may not show: a short phase's CPU, a few clock ticks, gave equal
 // ratios in every pair (3 ticks against 2, twice), so no scatter, no floor,
 // and an A/A gate failed on cpu_per_request. The scatter used for the floor
-// is therefore never below what the rounding alone makes (roundingSD).
+// is therefore never below what the rounding alone makes (roundingVar).
+// With 7 to 16 pairs the floor is also never below the sign-flip bound
+// (signFlipBound), which holds A/A false alarms to PairedAlpha whatever
+// the shape of the runner's noise.
 func judgePaired(r *MetricResult, bs, hs, rb, rh []float64) {
 	var ls []float64 // ln(head/base) per pair
 	var qs []float64 // each pair's rounding variance of that log ratio
@@ -211,6 +214,15 @@ func judgePaired(r *MetricResult, bs, hs, rb, rh []float64) {
 	if len(ls) >= 2 {
 		q, _ := meanSD(qs)
 		bound = tQuantile(len(ls)-1) * math.Max(sd, math.Sqrt(q)) / math.Sqrt(float64(len(ls)))
+	}
+	if !r.HigherIsBetter {
+		bound = math.Max(bound, signFlipBound(ls, PairedAlpha))
+	} else {
+		neg := make([]float64, len(ls))
+		for i, l := range ls {
+			neg[i] = -l
+		}
+		bound = math.Max(bound, signFlipBound(neg, PairedAlpha))
 	}
 	// Worse and the floor read as the seed's do: head/base - 1 when lower
 	// is better, 1 - head/base when higher is better.
