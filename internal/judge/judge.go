@@ -215,15 +215,9 @@ func judgePaired(r *MetricResult, bs, hs, rb, rh []float64) {
 		q, _ := meanSD(qs)
 		bound = tQuantile(len(ls)-1) * math.Max(sd, math.Sqrt(q)) / math.Sqrt(float64(len(ls)))
 	}
-	if !r.HigherIsBetter {
-		bound = math.Max(bound, signFlipBound(ls, PairedAlpha))
-	} else {
-		neg := make([]float64, len(ls))
-		for i, l := range ls {
-			neg[i] = -l
-		}
-		bound = math.Max(bound, signFlipBound(neg, PairedAlpha))
-	}
+	// The sign-flip bound reads only the ratios' magnitudes, so it bounds
+	// a fall (throughput) as it bounds a rise.
+	bound = math.Max(bound, signFlipBound(ls, PairedAlpha))
 	// Worse and the floor read as the seed's do: head/base - 1 when lower
 	// is better, 1 - head/base when higher is better.
 	if r.HigherIsBetter {
