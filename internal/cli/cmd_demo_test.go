@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,9 +14,9 @@ import (
 
 // storeFolderOf finds the store runtime folder (data dir, private key)
 // owned by pid: under the demo's store folder, or the temp folder when the
-// postgres user cannot reach that.
-func storeFolderOf(out string, pid int) string {
-	for _, root := range []string{filepath.Join(out, "store"), os.TempDir()} {
+// postgres user cannot reach that (tmp, the demo's $TMPDIR).
+func storeFolderOf(out, tmp string, pid int) string {
+	for _, root := range []string{filepath.Join(out, "store"), tmp} {
 		owners, _ := filepath.Glob(filepath.Join(root, "perfgate-pg-*", "owner"))
 		for _, f := range owners {
 			b, err := os.ReadFile(f)
@@ -65,8 +66,22 @@ func TestKilledDemoLeavesNoStoreFolder(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "demo")
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
+	// Every gate sweeps the killed runs' folders from the temp folder at its
+	// start, so a gate of a parallel test could remove the killed demo's
+	// before the next demo does. The two demos get a temp folder of their
+	// own, reachable by the postgres user, with a short path (the socket's
+	// path must fit sun_path).
+	tmp, err := os.MkdirTemp("", "pgkd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ownTmp := func(c *exec.Cmd) *exec.Cmd { c.Env = append(c.Env, "TMPDIR="+tmp); return c }
 
-	first := perfgateIn(ctx, bin, t.TempDir(), "demo", "--out", out, "--no-docker")
+	first := ownTmp(perfgateIn(ctx, bin, t.TempDir(), "demo", "--out", out, "--no-docker"))
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +92,7 @@ func TestKilledDemoLeavesNoStoreFolder(t *testing.T) {
 	for folder == "" {
 		// The store is ready once the arms start: head.log exists.
 		if _, err := os.Stat(filepath.Join(out, "head.log")); err == nil {
-			folder = storeFolderOf(out, first.Process.Pid)
+			folder = storeFolderOf(out, tmp, first.Process.Pid)
 			if folder == "" {
 				t.Fatal("the demo's arms run but no store folder names it as its owner")
 			}
@@ -109,7 +124,7 @@ func TestKilledDemoLeavesNoStoreFolder(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(folder) })
 
 	// The next demo: stopped (SIGTERM) as soon as it started its own store.
-	second := perfgateIn(ctx, bin, t.TempDir(), "demo", "--out", out, "--no-docker")
+	second := ownTmp(perfgateIn(ctx, bin, t.TempDir(), "demo", "--out", out, "--no-docker"))
 	stderr := attach(t, second)
 	if err := second.Start(); err != nil {
 		t.Fatal(err)
@@ -136,7 +151,7 @@ func TestKilledDemoLeavesNoStoreFolder(t *testing.T) {
 	if !strings.Contains(stderr.String(), "store: removed "+folder) {
 		t.Errorf("the next demo did not say it removed %s:\n%s", folder, stderr.String())
 	}
-	if left := storeFolderOf(out, second.Process.Pid); left != "" {
+	if left := storeFolderOf(out, tmp, second.Process.Pid); left != "" {
 		t.Errorf("the stopped demo left its own store folder %s", left)
 	}
 }
