@@ -45,6 +45,10 @@ func Judge(in Input) Verdict {
 		}
 	}
 
+	if note := detectableNote(v.Metrics); note != "" {
+		v.Notes = append(v.Notes, note)
+	}
+
 	for _, t := range in.Thresholds {
 		r := JudgeThreshold(t)
 		v.Thresholds = append(v.Thresholds, r)
@@ -210,14 +214,11 @@ func judgePaired(r *MetricResult, bs, hs, rb, rh []float64) {
 	}
 	mean, sd := meanSD(ls)
 	r.PairSpread = sd
-	bound := 0.0 // the one-sided bound on the mean log ratio's noise
-	if len(ls) >= 2 {
-		q, _ := meanSD(qs)
-		bound = tQuantile(len(ls)-1) * math.Max(sd, math.Sqrt(q)) / math.Sqrt(float64(len(ls)))
-	}
+	q, _ := meanSD(qs)
+	scatter := math.Max(sd, math.Sqrt(q)) // never below what rounding alone makes
 	// The sign-flip bound reads only the ratios' magnitudes, so it bounds
 	// a fall (throughput) as it bounds a rise.
-	bound = math.Max(bound, signFlipBound(ls, PairedAlpha))
+	bound := math.Max(studentBound(len(ls), scatter), signFlipBound(ls, PairedAlpha))
 	// Worse and the floor read as the seed's do: head/base - 1 when lower
 	// is better, 1 - head/base when higher is better.
 	if r.HigherIsBetter {
@@ -227,6 +228,16 @@ func judgePaired(r *MetricResult, bs, hs, rb, rh []float64) {
 	}
 	r.Threshold = math.Max(r.Tolerance, r.Floor)
 	r.Breach = len(ls) > 0 && r.Worse > r.Threshold+eps
+	r.Detectable = detectable(r.Tolerance, scatter, len(ls), r.HigherIsBetter)
+}
+
+// studentBound is the one-sided (1-PairedAlpha) Student bound on the mean
+// of n log ratios that scatter sd; 0 for fewer than 2.
+func studentBound(n int, sd float64) float64 {
+	if n < 2 {
+		return 0
+	}
+	return tQuantile(n-1) * sd / math.Sqrt(float64(n))
 }
 
 // roundingVar is the variance that rounding to steps of res adds to ln(v).

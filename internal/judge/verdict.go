@@ -28,8 +28,14 @@ type Interval struct {
 // rests on the 6 slowest).
 type MetricResult struct {
 	Metric
-	Rule            string    `json:"rule,omitempty"`
-	PairSpread      float64   `json:"pair_spread,omitempty"`
+	Rule       string  `json:"rule,omitempty"`
+	PairSpread float64 `json:"pair_spread,omitempty"`
+	// Detectable is, under the paired rule, the smallest change (as Worse
+	// reads it) that gates with these pairs' scatter catch in at least
+	// DetectPower of runs; 0 under the seed's rule, from a base of 0, or
+	// with fewer than 2 pairs. It is an estimate from this gate's own
+	// pairs, not a promise.
+	Detectable      float64   `json:"detectable,omitempty"`
 	Samples         uint64    `json:"samples,omitempty"`
 	Beyond          uint64    `json:"beyond,omitempty"`
 	Base            float64   `json:"base"`

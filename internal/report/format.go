@@ -104,6 +104,15 @@ func samples(r judge.MetricResult) string {
 	return fmt.Sprintf("%d (%d beyond)", r.Samples, r.Beyond)
 }
 
+// catches is, under the paired rule, the change the gate's pairs catch in
+// 95 % of gates at their scatter (judge.MetricResult.Detectable).
+func catches(r judge.MetricResult) string {
+	if !(r.Detectable > 0) {
+		return ""
+	}
+	return "≥ " + pct(r.Detectable)
+}
+
 // ruleLine names the rule that judged the metrics.
 func ruleLine(rule string) string {
 	if rule == judge.RuleSeed {
@@ -117,7 +126,7 @@ func ruleExplained(rule string, pairs int) string {
 	if rule == judge.RuleSeed {
 		return fmt.Sprintf("Judged by the seed's rule: each figure is the median of an arm's %d phases; worse compares the medians; the floor is the worse arm's spread; the threshold is the larger of tolerance and floor; a metric fails when the head's median breaches it and the head breaches in most pairs.", pairs)
 	}
-	return fmt.Sprintf("Judged by the paired rule: base and head are the medians of %d phases, for reading; worse is the geometric mean of the %d pairs' ratios head/base; the floor is the 99 %% one-sided bound the pairs' scatter puts on that mean; the threshold is the larger of tolerance and floor; a metric fails when worse passes the threshold and most pairs are worse than the tolerance. Samples is the answers a phase's latency figure rests on, and for a tail how many lay beyond it.", pairs, pairs)
+	return fmt.Sprintf("Judged by the paired rule: base and head are the medians of %d phases, for reading; worse is the geometric mean of the %d pairs' ratios head/base; the floor is the 99 %% one-sided bound the pairs' scatter puts on that mean; the threshold is the larger of tolerance and floor; a metric fails when worse passes the threshold and most pairs are worse than the tolerance. Samples is the answers a phase's latency figure rests on, and for a tail how many lay beyond it. Catches is the change that gates with pairs scattering as these did catch in %s of runs: a pass says nothing of smaller ones.", pairs, pairs, pct(judge.DetectPower))
 }
 
 // comparedLine says how many request groups had their latency compared.

@@ -74,16 +74,16 @@ func Markdown(w io.Writer, r *Report) error {
 	if len(v.Metrics) > 0 {
 		p("### Metrics\n\n")
 		p("%s\n\n", ruleExplained(v.Rule, len(r.Input.Base)))
-		p("| metric | base | head | ratio | worse | tolerance | floor | threshold | pairs breached | interval | samples | |\n")
-		p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
+		p("| metric | base | head | ratio | worse | tolerance | floor | threshold | pairs breached | interval | samples | catches | |\n")
+		p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n")
 		for _, m := range v.Metrics {
 			out := outcome(m)
 			if m.Fail {
 				out = "**FAIL**"
 			}
-			p("| %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			p("| %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				cell(m.ID), unitLabel(m.Unit), value(m.Unit, m.Base), value(m.Unit, m.Head), ratio(m), worsePct(m),
-				pct(m.Tolerance), pct(m.Floor), pct(m.Threshold), pairsBreached(m), interval(m.CI), samples(m), out)
+				pct(m.Tolerance), pct(m.Floor), pct(m.Threshold), pairsBreached(m), interval(m.CI), samples(m), catches(m), out)
 		}
 		p("\n")
 	}

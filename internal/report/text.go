@@ -64,10 +64,10 @@ func Text(w io.Writer, r *Report) error {
 			idW = max(idW, len(m.ID))
 			outW = max(outW, len(outcome(m)))
 		}
-		fmt.Fprintf(tw, "%-*s\tunit\tbase\thead\tratio\tworse\ttolerance\tfloor\tthreshold\tpairs\tinterval\tsamples\t%*s\t\n", idW, "metric", outW, "")
+		fmt.Fprintf(tw, "%-*s\tunit\tbase\thead\tratio\tworse\ttolerance\tfloor\tthreshold\tpairs\tinterval\tsamples\tcatches\t%*s\t\n", idW, "metric", outW, "")
 		for _, m := range v.Metrics {
-			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%-*s\t\n", idW, m.ID, unitLabel(m.Unit), value(m.Unit, m.Base), value(m.Unit, m.Head),
-				ratio(m), worsePct(m), pct(m.Tolerance), pct(m.Floor), pct(m.Threshold), pairsBreached(m), interval(m.CI), samples(m), outW, outcome(m))
+			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%-*s\t\n", idW, m.ID, unitLabel(m.Unit), value(m.Unit, m.Base), value(m.Unit, m.Head),
+				ratio(m), worsePct(m), pct(m.Tolerance), pct(m.Floor), pct(m.Threshold), pairsBreached(m), interval(m.CI), samples(m), catches(m), outW, outcome(m))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
