@@ -4,8 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"strconv"
 	"testing"
-	"time"
 )
 
 func TestDetectableBoundaries(t *testing.T) {
@@ -148,15 +148,38 @@ func TestSignFlipExceedsAgreesWithTheBound(t *testing.T) {
 	}
 }
 
-// The figure for 16 pairs, the most the sign-flip bound enumerates, is
-// found in well under a second, so a judge of many metrics stays quick.
-func TestDetectableSixteenPairsIsQuick(t *testing.T) {
-	start := time.Now()
-	d := detectable(0.05, 0.11, 16, false) // a tolerance no other test asks for: not yet simulated
-	if el := time.Since(start); el > 2*time.Second {
-		t.Errorf("Detectable for 16 pairs took %v", el)
+// A figure costs a bounded number of simulated gates: the search doubles
+// then halves, and each step stops once its count is decided. The time
+// this takes is BenchmarkDetectable's.
+func TestDetectableCostIsBounded(t *testing.T) {
+	for _, n := range []int{8, 16} {
+		detectMemo.Lock()
+		before := detectMemo.gates
+		detectMemo.Unlock()
+		// A tolerance of 5.9 deviations, near the grid's end, which no
+		// other test asks for: not yet simulated.
+		d := detectable(math.Expm1(0.059), 0.01, n, false)
+		detectMemo.Lock()
+		used := detectMemo.gates - before
+		detectMemo.Unlock()
+		if !(d > math.Expm1(0.059) && d < 0.2) {
+			t.Errorf("Detectable for %d pairs scattering 1 %% at a 6.1 %% tolerance = %v", n, d)
+		}
+		// Two grid points, each at most 20 steps of detectSims gates.
+		if max := 2 * 20 * detectSims; used > max || used == 0 {
+			t.Errorf("Detectable for %d pairs simulated %d gates, want 1 to %d", n, used, max)
+		}
 	}
-	if !(d > 0.05 && d < 0.5) {
-		t.Errorf("Detectable for 16 pairs scattering 10 %% at a 5 %% tolerance = %v", d)
+}
+
+// go test -bench Detectable ./internal/judge: the cost of a figure not yet
+// simulated (a fresh grid point each time).
+func BenchmarkDetectable(b *testing.B) {
+	for _, n := range []int{8, 16} {
+		b.Run(strconv.Itoa(n)+" pairs", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				detectUnits(n, 0.013+float64(i%290)*detectStep) // a grid point per i, up to the grid's end
+			}
+		})
 	}
 }

@@ -3,7 +3,7 @@ package judge
 import (
 	"math"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"sync"
 )
 
@@ -26,6 +26,7 @@ var detectMemo struct {
 	sync.Mutex
 	units  map[detectKey]float64
 	normal map[int][][]float64 // detectSims draws of n standard normals, by n
+	gates  int                 // simulated gates judged so far: the figures' cost
 }
 
 // detectUnits is, in standard deviations of one pair's log ratio, the
@@ -77,6 +78,7 @@ func unitsAt(n, k int) float64 {
 			for i := range z {
 				ls[i] = u + z[i]
 			}
+			detectMemo.gates++
 			if simulatedFail(ls, tau) {
 				fails++
 			}
@@ -130,7 +132,8 @@ func simulatedFail(ls []float64, tau float64) bool {
 // alpha): whether at most floor(alpha x 2^n) of the 2^n patterns of signs
 // over |ls| reach a sum at least ls's own (the observed pattern among
 // them). It counts by meeting in the middle: the sums of the first half's
-// patterns sorted, each of the second half's looked up in them.
+// patterns sorted, each of the second half's looked up in them, 2 x 2^(n/2)
+// sums instead of 2^n.
 func signFlipExceeds(ls []float64, alpha float64) bool {
 	n := len(ls)
 	mean, _ := meanSD(ls)
@@ -139,23 +142,9 @@ func signFlipExceeds(ls []float64, alpha float64) bool {
 	}
 	k := int(math.Floor(alpha * float64(int(1)<<n)))
 	h := n / 2
-	sums := func(xs []float64) []float64 {
-		out := make([]float64, 1<<len(xs))
-		for p := range out {
-			s := 0.0
-			for i, x := range xs {
-				if p&(1<<i) != 0 {
-					s -= math.Abs(x)
-				} else {
-					s += math.Abs(x)
-				}
-			}
-			out[p] = s
-		}
-		return out
-	}
-	a, b := sums(ls[:h]), sums(ls[h:])
-	sort.Float64s(a)
+	var bufA, bufB [1 << (signFlipMaxPairs / 2)]float64
+	a, b := patternSums(ls[:h], bufA[:]), patternSums(ls[h:], bufB[:])
+	slices.Sort(a)
 	total := mean * float64(n)
 	// A pattern's sum equal to the observed one, computed in another order,
 	// may differ from it in the last bits; the tolerance counts it as equal.
@@ -163,10 +152,29 @@ func signFlipExceeds(ls []float64, alpha float64) bool {
 	count := 0
 	for _, y := range b {
 		need := total - y - tiny
-		count += len(a) - sort.SearchFloat64s(a, need)
+		i, _ := slices.BinarySearch(a, need)
+		count += len(a) - i
 		if count > k {
 			return false
 		}
 	}
 	return true
+}
+
+// patternSums fills buf with the sums of every pattern of signs over |xs|:
+// pattern p flips the values whose bit is set. Each sum is a smaller
+// pattern's with one more value flipped.
+func patternSums(xs, buf []float64) []float64 {
+	out := buf[:1<<len(xs)]
+	out[0] = 0
+	for _, x := range xs {
+		out[0] += math.Abs(x)
+	}
+	for i, x := range xs {
+		bit := 1 << i
+		for p := 0; p < bit; p++ {
+			out[p|bit] = out[p] - 2*math.Abs(x)
+		}
+	}
+	return out
 }
