@@ -3,8 +3,8 @@ package judge
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 )
 
