@@ -97,7 +97,7 @@ func TestCIRunsTheReadmeTestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"gofmt -l", "go vet ./...", "go tool staticcheck ./...", "go test -count=1 -p 4 ./...", "go test -race", "./internal/load/...", "./internal/run/...", "./internal/arms/...", "-fuzz", "-fuzztime 5s"} {
+	for _, want := range []string{"gofmt -l", "go vet ./...", "go tool staticcheck ./...", "go test -count=1 -p 4 -timeout 20m ./...", "go test -race", "./internal/load/...", "./internal/run/...", "./internal/arms/...", "-fuzz", "-fuzztime 5s"} {
 		if !strings.Contains(string(script), want) {
 			t.Errorf(".ci/test lacks %q", want)
 		}
