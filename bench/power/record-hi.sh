@@ -1,7 +1,7 @@
 #!/bin/bash
 # Records A/A gates for bench/power's resampling (README, "Answers a
 # phase", third session): per round, the exp and tail targets at the hi
-# profile (8 x (1 s + 5 s) at 300/s, 1,500 answers a phase), and, while
+# profile (8 x (1 s + 7.5 s) at 200/s, 1,500 answers a phase), and, while
 # their recorded A/A gates number fewer than 20, the cpu and bimodal targets
 # at rec (8 x (1 s + 5 s) at 30/s). Run from the repository's root:
 #   bash bench/power/record-hi.sh FIRST_ROUND LAST_ROUND OUT.jsonl [REC_ROUNDS]
