@@ -24,6 +24,7 @@ import (
 	"github.com/perfgate/perfgate/internal/host"
 	"github.com/perfgate/perfgate/internal/services"
 	"github.com/perfgate/perfgate/internal/services/servicetest"
+	"github.com/perfgate/perfgate/internal/testslot"
 )
 
 // runner is a fake runner's folders on this machine, laid out as a GitHub
@@ -277,6 +278,9 @@ func TestActionOnARunner(t *testing.T) {
 	port := freePortOnBoth(t)
 	repo := fixture(t, buildImage, dep, port)
 
+	// The runner's job judges a real gate: one of the machine's slots
+	// (internal/testslot) keeps it from measuring beside too many others.
+	defer testslot.Hold(t)()
 	rn := newRunner(t, img)
 	run(t, time.Minute, "git", "clone", "-q", "--branch", "change", repo.Dir, rn.work)
 

@@ -18,6 +18,7 @@ import (
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/services"
 	"github.com/perfgate/perfgate/internal/services/servicetest"
+	"github.com/perfgate/perfgate/internal/testslot"
 )
 
 func TestMain(m *testing.M) {
@@ -271,10 +272,15 @@ type attempt struct {
 func passingRun(ctx context.Context, bin, dir string) []attempt {
 	var out []attempt
 	for range 4 {
+		release, err := testslot.Acquire(ctx)
+		if err != nil {
+			return append(out, attempt{err: err})
+		}
 		var stderr bytes.Buffer
 		cmd := perfgateIn(ctx, bin, dir, shortRun...)
 		cmd.Stderr = &stderr
-		err := cmd.Run()
+		err = cmd.Run()
+		release()
 		a := attempt{stderr: stderr.String(), err: err}
 		if m := runIDLine.FindStringSubmatch(a.stderr); m != nil && strings.HasPrefix(a.stderr, m[0]) {
 			a.runID = m[1]

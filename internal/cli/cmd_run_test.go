@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/base/gittest"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/testslot"
 )
 
 // buildExampled builds the example service into a folder of the test's.
@@ -70,8 +71,10 @@ func TestRunOverPreparedArms(t *testing.T) {
 	var stdout, stderr string
 	var err error
 	for attempt := 1; attempt <= 3; attempt++ {
+		release := testslot.Hold(t)
 		stdout, stderr, err = runBaseCLI(t, nil, "run", "--target", target, "--repo", r.Dir, "--store=false",
 			"--pairs", "4", "--warmup", "500ms", "--measure", "3s", "--rate", "40", "--idle", "0")
+		release()
 		if exit.Code(err) != exit.CannotJudge || !strings.Contains(err.Error(), "cannot judge") {
 			break
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
+	"github.com/perfgate/perfgate/internal/testslot"
 )
 
 // The plan of the tests: the example service's create route (one row of
@@ -117,10 +118,12 @@ func runGate(t *testing.T, p *plan.Plan, base, head gate.ArmSpec, attempts int) 
 	var rep *report.Report
 	var out string
 	for attempt := 1; attempt <= attempts; attempt++ {
+		release := testslot.Hold(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		vars, err := plan.ResolveVars(p, nil, func(string) string { return "" })
 		if err != nil {
 			cancel()
+			release()
 			t.Fatal(err)
 		}
 		out = t.TempDir()
@@ -132,12 +135,14 @@ func runGate(t *testing.T, p *plan.Plan, base, head gate.ArmSpec, attempts int) 
 			v, err := gate.VariantOf(head, c.Overrides)
 			if err != nil {
 				cancel()
+				release()
 				t.Fatal(err)
 			}
 			arms = append(arms, v)
 		}
 		rep, err = gate.Run(ctx, gate.Options{Plan: p, Vars: vars, Arms: arms, Controls: p.Controls, OutDir: out, Seed: 1, Store: true, Log: &log})
 		cancel()
+		release()
 		if err != nil {
 			t.Fatalf("gate run: %v\nlog:\n%s", err, log.String())
 		}

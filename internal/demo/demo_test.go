@@ -15,6 +15,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/demo"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/testslot"
 )
 
 // perfgate is the binary the demo runs as (its arms and its dependency's
@@ -57,6 +58,7 @@ func demoRun(t *testing.T, bin string, env []string, args ...string) (int, strin
 	for attempt := 1; attempt <= 2; attempt++ {
 		stdout.Reset()
 		stderr.Reset()
+		release := testslot.Hold(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		cmd := exec.CommandContext(ctx, bin, append([]string{"demo"}, args...)...)
 		cmd.Dir, cmd.Env, cmd.WaitDelay = t.TempDir(), append(os.Environ(), env...), 30*time.Second
@@ -64,6 +66,7 @@ func demoRun(t *testing.T, bin string, env []string, args ...string) (int, strin
 		start := time.Now()
 		err := cmd.Run()
 		cancel()
+		release()
 		code = cmd.ProcessState.ExitCode()
 		t.Logf("attempt %d: perfgate demo %s: exit %d (%v) in %s", attempt, strings.Join(args, " "), code, err, time.Since(start).Round(100*time.Millisecond))
 		if code != exit.CannotJudge || !strings.Contains(stderr.String(), "cannot judge") {

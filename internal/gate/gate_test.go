@@ -14,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
 	"github.com/perfgate/perfgate/internal/services/servicetest"
+	"github.com/perfgate/perfgate/internal/testslot"
 )
 
 // exampled is the example service, built once for the package's tests.
@@ -77,6 +78,7 @@ func expectCannotJudge(t *testing.T) bool { return strings.Contains(t.Name(), "C
 
 func gateOnce(t *testing.T, p *plan.Plan, base, head ArmSpec, store bool) judge.Verdict {
 	t.Helper()
+	defer testslot.Hold(t)()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	vars, err := plan.ResolveVars(p, nil, func(string) string { return "" })

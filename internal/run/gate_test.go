@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/run"
+	"github.com/perfgate/perfgate/internal/testslot"
 )
 
 var exampled string
@@ -54,6 +55,7 @@ func runGate(t *testing.T, planText string, base, head []string) judge.Verdict {
 // runGateWith is runGate with files beside the plan (data sources).
 func runGateWith(t *testing.T, planText string, files map[string]string, base, head []string) judge.Verdict {
 	t.Helper()
+	defer testslot.Hold(t)()
 	dir := t.TempDir()
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {

@@ -1,0 +1,75 @@
+// Package testslot limits how many real gates the test suite measures at
+// once across all of a machine's test processes. `go test -p 4 ./...` runs
+// four test binaries side by side, and each runs its parallel tests two at
+// a time: on a 2-core machine that was up to eight gates at once, whose
+// generators fell 100-200 ms behind their schedules, so the gates rightly
+// said "cannot judge" four times running and the tests failed. A test
+// takes a slot only around a measured run (Acquire ... release); the rest
+// of every package's tests goes on beside it.
+//
+// It is a test helper: no command imports it.
+package testslot
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// DefaultSlots is how many measured gates may run at once on the machine:
+// on 2 cores each then has most of a core, beside the builds, docker and
+// PostgreSQL work of the other tests. PERFGATE_TEST_GATE_SLOTS overrides
+// it (a larger machine, or 1 to rule contention out).
+const DefaultSlots = 3
+
+// Acquire waits until one of the machine's slots is free, takes it and
+// returns its release. The slots are flock(2) locks on files in the temp
+// folder, so a test process that dies frees its slot with it. It fails
+// only when ctx ends first or no lock file can be made.
+func Acquire(ctx context.Context) (release func(), err error) {
+	n := DefaultSlots
+	if v, err := strconv.Atoi(os.Getenv("PERFGATE_TEST_GATE_SLOTS")); err == nil && v > 0 {
+		n = v
+	}
+	for {
+		for i := 0; i < n; i++ {
+			path := filepath.Join(os.TempDir(), fmt.Sprintf("perfgate-test-gate-slot-%d.lock", i))
+			f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+			if err != nil {
+				return nil, fmt.Errorf("opening the test gate slot %s: %w", path, err)
+			}
+			if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+				return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+			}
+			f.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for one of %d test gate slots: %w", n, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// TB is the part of testing.TB that Hold uses.
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
+// Hold is Acquire for a test: it waits at most 15 minutes (the suite's
+// go test timeout is 20) and fails the test when no slot came free.
+func Hold(t TB) (release func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	release, err := Acquire(ctx)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	return release
+}
