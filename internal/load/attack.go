@@ -336,7 +336,10 @@ func (t *attacker) worker(ctx context.Context) {
 			c.idle = h.done
 		}
 		if err != nil {
-			if t.stopping.Load() {
+			// A dial or request cut by the caller's cancel, before the
+			// watcher set stopping, was abandoned too: not the target's
+			// failure (it showed as one "connect" error on a loaded runner).
+			if t.stopping.Load() || ctx.Err() != nil {
 				h.kind = hitCanceled
 			} else {
 				h.errKind = errorKind(err)

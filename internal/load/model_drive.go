@@ -187,7 +187,9 @@ func (d *driver) exchange(ctx context.Context, c **conn, j *job) hit {
 		(*c).idle = h.done
 	}
 	if err != nil {
-		if d.stopping.Load() {
+		// Cut by the caller's cancel before stopping was set: abandoned,
+		// as in attack.go.
+		if d.stopping.Load() || ctx.Err() != nil {
 			h.kind = hitCanceled
 		} else {
 			h.errKind = errorKind(err)
