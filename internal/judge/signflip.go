@@ -25,21 +25,9 @@ func signFlipBound(ls []float64, alpha float64) float64 {
 	if n > signFlipMaxPairs || float64(int(1)<<n)*alpha < 1 {
 		return 0
 	}
-	abs := make([]float64, n)
-	for i, l := range ls {
-		abs[i] = math.Abs(l)
-	}
-	means := make([]float64, 1<<n)
+	means := patternSums(ls, make([]float64, 1<<n))
 	for p := range means {
-		s := 0.0
-		for i, a := range abs {
-			if p&(1<<i) != 0 {
-				s -= a
-			} else {
-				s += a
-			}
-		}
-		means[p] = s / float64(n)
+		means[p] /= float64(n)
 	}
 	sort.Float64s(means)
 	// The k patterns above the bound are at most alpha of them: the bound

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -55,15 +56,9 @@ func Acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
-// TB is the part of testing.TB that Hold uses.
-type TB interface {
-	Helper()
-	Fatalf(format string, args ...any)
-}
-
 // Hold is Acquire for a test: it waits at most 15 minutes (the suite's
 // go test timeout is 20) and fails the test when no slot came free.
-func Hold(t TB) (release func()) {
+func Hold(t testing.TB) (release func()) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
