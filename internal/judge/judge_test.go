@@ -330,3 +330,38 @@ func TestInvalidInputCannotBeJudged(t *testing.T) {
 		}
 	})
 }
+
+// A tail figure that no answer of its phase lay beyond is the phase's
+// slowest answer: a head 30 % worse there is noted, not failed; with
+// answers beyond it, the same figures fail.
+func TestSlowestAnswerIsNotJudged(t *testing.T) {
+	p99 := Metric{ID: "p99.search", Class: Latency, Unit: "ms"}
+	for _, tc := range []struct {
+		name    string
+		count   uint64 // answers of each half of each phase
+		slowest bool
+		code    Code
+	}{
+		{"p99 of 80 answers is the slowest", 40, true, Pass},
+		{"p99 of 600 answers rests on 6", 300, false, Regression},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := pairs(p99, four(10), four(13))
+			for _, side := range [][]Phase{in.Base, in.Head} {
+				for i := range side {
+					for j := range side[i].Groups {
+						side[i].Groups[j].Halves[0].Count, side[i].Groups[j].Halves[1].Count = tc.count, tc.count
+					}
+				}
+			}
+			v := Judge(in)
+			r := v.Metrics[0]
+			if v.Code != tc.code || r.Slowest != tc.slowest || r.Fail == tc.slowest {
+				t.Fatalf("code %d slowest %v fail %v (samples %d beyond %d), want code %d slowest %v", v.Code, r.Slowest, r.Fail, r.Samples, r.Beyond, tc.code, tc.slowest)
+			}
+			if tc.slowest && !containsAll(v.Notes, "p99.search", "slowest answer (80 answers a phase)", "not judged") {
+				t.Errorf("no note says the figure is the slowest answer: %q", v.Notes)
+			}
+		})
+	}
+}

@@ -35,9 +35,13 @@ type MetricResult struct {
 	// DetectPower of runs; 0 under the seed's rule, from a base of 0, or
 	// with fewer than 2 pairs. It is an estimate from this gate's own
 	// pairs, not a promise.
-	Detectable      float64   `json:"detectable,omitempty"`
-	Samples         uint64    `json:"samples,omitempty"`
-	Beyond          uint64    `json:"beyond,omitempty"`
+	Detectable float64 `json:"detectable,omitempty"`
+	Samples    uint64  `json:"samples,omitempty"`
+	Beyond     uint64  `json:"beyond,omitempty"`
+	// Slowest marks a latency figure that no answer of its phase lay
+	// beyond (Beyond 0): the phase's slowest answer, reported but never
+	// failed on.
+	Slowest         bool      `json:"slowest,omitempty"`
 	Base            float64   `json:"base"`
 	Head            float64   `json:"head"`
 	Ratio           float64   `json:"ratio"`

@@ -98,6 +98,9 @@ func samples(r judge.MetricResult) string {
 	if r.Samples == 0 {
 		return ""
 	}
+	if r.Slowest { // the phase's slowest answer: reported, not judged
+		return fmt.Sprintf("%d (slowest, not judged)", r.Samples)
+	}
 	if r.Beyond*2 >= r.Samples { // a median has no tail to count
 		return strconv.FormatUint(r.Samples, 10)
 	}
