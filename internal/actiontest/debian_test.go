@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // debianBaseTag names the Debian base image the tests build the action's
@@ -108,6 +110,7 @@ func run(t *testing.T, limit time.Duration, name string, args ...string) string 
 }
 
 func TestDebianBase(t *testing.T) {
+	testtier.Heavy(t, testtier.Debootstrap)
 	tag := debianBase(t)
 	out := run(t, time.Minute, "docker", "run", "--rm", tag, "cat", "/etc/debian_version")
 	if !strings.HasPrefix(strings.TrimSpace(out), "12.") {

@@ -25,6 +25,7 @@ import (
 	"github.com/perfgate/perfgate/internal/services"
 	"github.com/perfgate/perfgate/internal/services/servicetest"
 	"github.com/perfgate/perfgate/internal/testslot"
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // runner is a fake runner's folders on this machine, laid out as a GitHub
@@ -269,6 +270,7 @@ compose = ["compose.yaml"]
 // while the base's copy of the dependency answers on 127.0.0.2, leaves no
 // container, compose project, process or PostgreSQL behind.
 func TestActionOnARunner(t *testing.T) {
+	testtier.Heavy(t, testtier.Debootstrap)
 	began := time.Now()
 	img := actionImage(t)
 	imageReady := time.Now()

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // actionVersion is the version the test image is built as; `perfgate
@@ -86,6 +88,7 @@ func moduleRoot(t *testing.T) string {
 // The built image prints the version it was built as, both called directly
 // and through the action's entrypoint (tini, perfgate action).
 func TestImageVersion(t *testing.T) {
+	testtier.Heavy(t, testtier.Debootstrap)
 	tag := actionImage(t)
 	direct := run(t, time.Minute, "docker", "run", "--rm", "--entrypoint", "/usr/local/bin/perfgate", tag, "version")
 	if strings.TrimSpace(direct) != "perfgate "+actionVersion {

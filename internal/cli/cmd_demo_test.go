@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // storeFolderOf finds the store runtime folder (data dir, private key)
@@ -58,6 +60,7 @@ func killJanitorOf(t *testing.T, folder string) {
 // removes it, is internal/demo's test. Killed before its pairs, the demo
 // judges nothing, so the test runs beside the package's other parallel ones.
 func TestKilledDemoLeavesNoStoreFolder(t *testing.T) {
+	testtier.Heavy(t, testtier.Postgres)
 	if !havePostgres() {
 		t.Fatal("this test needs PostgreSQL's initdb and postgres (apt-get install postgresql)")
 	}

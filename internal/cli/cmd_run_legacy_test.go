@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/base/gittest"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // A base tree that predates arm.env and whose legacy function sets a
@@ -18,6 +19,7 @@ import (
 // names an image nobody built, so a run that tried to start it would fail
 // on that instead, and name no legacy function.
 func TestRunRefusesLegacyOverridesBeforeServices(t *testing.T) {
+	testtier.Heavy(t, testtier.Docker)
 	// The suite needs a docker engine (README, "What the tests need"): a
 	// missing one fails here rather than passing unseen.
 	if out, err := exec.Command("docker", "version", "--format", "{{.Server.Version}}").CombinedOutput(); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/services"
 	"github.com/perfgate/perfgate/internal/services/servicetest"
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 func writeComposeTree(t *testing.T, compose, data string) string {
@@ -71,6 +72,7 @@ func TestServicesPlanPrintsEachGroup(t *testing.T) {
 }
 
 func TestServicesRefusals(t *testing.T) {
+	testtier.Heavy(t, testtier.Docker)
 	tree := writeComposeTree(t, servicesCompose, "x")
 	cases := []struct {
 		name string
@@ -101,6 +103,7 @@ func TestServicesRefusals(t *testing.T) {
 }
 
 func TestServicesUpAndDown(t *testing.T) {
+	testtier.Heavy(t, testtier.Docker)
 	img := servicetest.Image(t) // removed by TestMain, after every test that runs it
 	api, node := freeBothPorts(t), freeBothPorts(t)
 	env := []string{"--env", "IMAGE=" + img, "--env", fmt.Sprintf("API_PORT=%d", api), "--env", fmt.Sprintf("NODE_BIND=127.0.0.1:%d", node)}

@@ -10,11 +10,13 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // build_image is read from the gate file; a value that is no image
 // reference is refused naming the file and line before docker is asked.
 func TestBuildImage(t *testing.T) {
+	testtier.Heavy(t, testtier.Docker)
 	tests := []struct {
 		name, image, refusal string
 	}{
@@ -44,6 +46,7 @@ func TestBuildImage(t *testing.T) {
 // folder mounted at their own paths, the build's variables set, the
 // container named so a cancelled build stops it.
 func TestBuildImageCommand(t *testing.T) {
+	testtier.Heavy(t, testtier.Docker)
 	files := serviceTree(t, "port", "port = @PORT@\n", "SVC__LOG=info\n")
 	files["perf/gate.toml"] = "build_image = \"golang:1.26-bookworm\"\n" + files["perf/gate.toml"]
 	c, err := Load(writeTree(t, files))

@@ -10,12 +10,15 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // TestHTMLReportInChromium opens the HTML report in headless Chromium,
 // checks what the page shows, and keeps a screenshot
 // (testdata/experiment/report.png, rewritten with -update).
 func TestHTMLReportInChromium(t *testing.T) {
+	testtier.Heavy(t, testtier.Chromium)
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Fatal("chromium is not installed; apt-get install -y chromium")

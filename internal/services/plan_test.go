@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/services/servicetest"
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // A project shaped like the seed's: a patient index with its database and
@@ -313,6 +314,9 @@ func copyDir(t *testing.T, src string) string {
 // composeAccepts checks the resolved file with `<compose> config -q`.
 func composeAccepts(t *testing.T, proj *types.Project) {
 	t.Helper()
+	// The diff above ran in either tier; the compose tool's own reading
+	// of the resolved file needs the docker CLI.
+	testtier.Heavy(t, testtier.Docker)
 	tool, err := findCompose(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -6,11 +6,14 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // Only a run of this checkout whose owner is gone is swept: not a live
 // run, not another checkout's, not one started to outlive its starter.
 func TestDownStaleTouchesOnlyDeadRunsOfTheCheckout(t *testing.T) {
+	testtier.Heavy(t, testtier.Docker)
 	ctx := context.Background()
 	n := time.Now().UnixNano()
 	checkout, other := fmt.Sprintf("/runner/work/app-%d", n), fmt.Sprintf("/runner/work2/app-%d", n)

@@ -9,12 +9,15 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // startServer starts a server for one test and stops it in Cleanup, even
 // when the test fails; it fails the test when PostgreSQL is missing.
 func startServer(t *testing.T, o Options) *Server {
 	t.Helper()
+	testtier.Heavy(t, testtier.Postgres)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	s, err := Start(ctx, o)

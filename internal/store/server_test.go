@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // TestServer runs every check that needs a healthy server against one, to
@@ -19,6 +21,7 @@ import (
 // Autovacuum is off: its workers commit in every database they visit, and
 // the counter tests need counts only they move.
 func TestServer(t *testing.T) {
+	testtier.Heavy(t, testtier.Postgres)
 	t.Parallel()
 	dbs := []string{"perf_base", "perf_head", "count_closed", "count_idle", "count_busy", "probe"}
 	s := startServer(t, Options{Dir: t.TempDir(), Databases: dbs, TLS: true, Settings: quiet()})
@@ -123,6 +126,7 @@ func testArmsDatabasesOverTLS(t *testing.T, s *Server) {
 }
 
 func TestStopLeavesNothing(t *testing.T) {
+	testtier.Heavy(t, testtier.Postgres)
 	t.Parallel()
 	ctx := context.Background()
 	dir := serverDir(t)
@@ -179,6 +183,7 @@ func TestStopLeavesNothing(t *testing.T) {
 }
 
 func TestFailedStartLeavesNothing(t *testing.T) {
+	testtier.Heavy(t, testtier.Postgres)
 	t.Parallel()
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // holdEnv makes the test binary a process that holds a server until it is
@@ -120,6 +122,7 @@ func holdAndKill(t *testing.T, dir string, alsoKillJanitor bool) string {
 // signal, and its janitor removes the runtime folder (data dir, private
 // key) at once.
 func TestKilledRunLeavesNoRuntimeFolder(t *testing.T) {
+	testtier.Heavy(t, testtier.Postgres)
 	dir := serverDir(t)
 	runtime := holdAndKill(t, dir, false)
 	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
@@ -134,6 +137,7 @@ func TestKilledRunLeavesNoRuntimeFolder(t *testing.T) {
 // folder, and leaves a live run's folder and a folder without an owner
 // alone.
 func TestRemoveStaleAfterAKilledRun(t *testing.T) {
+	testtier.Heavy(t, testtier.Postgres)
 	dir := serverDir(t)
 	killed := holdAndKill(t, dir, true)
 	time.Sleep(time.Second)

@@ -16,9 +16,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // DefaultSlots is how many measured gates may run at once on the machine:
@@ -57,14 +60,27 @@ func Acquire(ctx context.Context) (release func(), err error) {
 }
 
 // Hold is Acquire for a test: it waits at most 15 minutes (the suite's
-// go test timeout is 20) and fails the test when no slot came free.
+// go test timeout is 20) and fails the test when no slot came free. It
+// logs how long the test waited for its slot and, at release, how long it
+// held it: a package's elapsed time counts both, and only the second is
+// the gate's own.
 func Hold(t testing.TB) (release func()) {
 	t.Helper()
+	testtier.Heavy(t, testtier.Gate)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	release, err := Acquire(ctx)
+	asked := time.Now()
+	free, err := Acquire(ctx)
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
-	return release
+	got := time.Now()
+	t.Logf("testslot: waited %s for a slot", got.Sub(asked).Round(time.Millisecond))
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			free()
+			t.Logf("testslot: held the slot %s", time.Since(got).Round(time.Millisecond))
+		})
+	}
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 var (
@@ -25,6 +27,7 @@ var (
 // Call Cleanup from TestMain to remove it.
 func Image(t testing.TB) string {
 	t.Helper()
+	testtier.Heavy(t, testtier.Docker)
 	once.Do(func() { image, err = build() })
 	if err != nil {
 		t.Fatalf("building the test image: %v (needs a running docker engine and the docker CLI)", err)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // TestImage builds Dockerfile.verdictd from a static binary built here
@@ -18,6 +20,7 @@ import (
 // loopback, and reads /healthz and /readyz from it. Image and container
 // are removed in Cleanup.
 func TestImage(t *testing.T) {
+	testtier.Heavy(t, testtier.Docker)
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 	ctxDir := t.TempDir()

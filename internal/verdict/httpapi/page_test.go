@@ -18,6 +18,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/report"
 	"github.com/perfgate/perfgate/internal/report/reporttest"
+	"github.com/perfgate/perfgate/internal/testtier"
 	"github.com/perfgate/perfgate/internal/verdict"
 	"github.com/perfgate/perfgate/internal/verdict/db/dbtest"
 	"github.com/perfgate/perfgate/internal/verdict/httpapi"
@@ -64,6 +65,7 @@ func seededPage(t *testing.T) (url string, metrics int) {
 // t's Cleanup.
 func browser(t *testing.T) context.Context {
 	t.Helper()
+	testtier.Heavy(t, testtier.Chromium)
 	path, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Fatalf("the page test needs headless Chromium: apt-get install -y chromium (%v)", err)
