@@ -18,6 +18,8 @@ import (
 
 	"github.com/perfgate/perfgate/internal/services"
 	"github.com/perfgate/perfgate/internal/services/servicetest"
+	"github.com/perfgate/perfgate/internal/testbin"
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // perfgate is the binary under test, built once: these tests send it real
@@ -33,9 +35,8 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	perfgate = filepath.Join(dir, "perfgate")
-	if out, err := exec.Command("go", "build", "-o", perfgate, ".").CombinedOutput(); err != nil {
-		os.Stderr.Write(out)
+	if perfgate, err = testbin.Build(context.Background(), "github.com/perfgate/perfgate/cmd/perfgate", dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(2)
 	}
@@ -109,6 +110,7 @@ func TestBadPlanIsExit2NamingFileAndLine(t *testing.T) {
 // profile: its first pair ends after a 1 s idle phase and two phases of
 // 1 s warm-up and 3 s measured, and the signal comes in the second.
 func TestSignalStopsEverything(t *testing.T) {
+	testtier.Heavy(t, testtier.Postgres) // the demos run their store
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
@@ -170,6 +172,7 @@ func TestSignalStopsEverything(t *testing.T) {
 // SIGTERM while `services up` waits for health: exit 2, and no container,
 // network or volume with the run's label remains.
 func TestSignalMidServicesStart(t *testing.T) {
+	testtier.Heavy(t, testtier.Docker)
 	img := servicetest.Image(t)
 	t.Cleanup(servicetest.Cleanup)
 	runID := fmt.Sprintf("sig%d", time.Now().UnixNano())

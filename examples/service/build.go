@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
+
+	"github.com/perfgate/perfgate/internal/testbin"
 )
 
 // Package is the example service's main package, for `go build`.
@@ -14,10 +14,11 @@ const Package = "github.com/perfgate/perfgate/examples/service/cmd/exampled"
 // Build compiles the example service into dir and returns the binary's
 // path, for tests and benchmarks that start it as a real process (the
 // Go toolchain must be on PATH, and the working directory inside the module).
+// A suite-wide prebuilt one (testbin.Env) is used when there is one.
 func Build(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "exampled")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, Package).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the example service: %w\n%s", err, out)
+	bin, err := testbin.Build(ctx, Package, dir)
+	if err != nil {
+		return "", fmt.Errorf("building the example service: %w", err)
 	}
 	return bin, nil
 }

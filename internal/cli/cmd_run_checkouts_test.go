@@ -18,7 +18,9 @@ import (
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/services"
 	"github.com/perfgate/perfgate/internal/services/servicetest"
+	"github.com/perfgate/perfgate/internal/testbin"
 	"github.com/perfgate/perfgate/internal/testslot"
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 func TestMain(m *testing.M) {
@@ -31,10 +33,9 @@ func TestMain(m *testing.M) {
 // types it, from a checkout's root with the default paths, and kill it.
 func buildPerfgate(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "perfgate")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/perfgate/perfgate/cmd/perfgate")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build perfgate: %v\n%s", err, out)
+	bin, err := testbin.Build(context.Background(), "github.com/perfgate/perfgate/cmd/perfgate", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
@@ -102,6 +103,7 @@ var shortRun = []string{"run", "--store=false", "--pairs", "4", "--warmup", "2s"
 // the default paths (--target target, --repo ., --log-dir), which
 // docker-compose 1.29 once refused with FileNotFoundError.
 func TestRunsOfCheckoutsThatShareAFolderName(t *testing.T) {
+	testtier.Heavy(t, testtier.Docker)
 	t.Setenv("PERFGATE_TEST_EXAMPLED", buildExampled(t))
 	img := servicetest.Image(t)
 	bin := buildPerfgate(t)

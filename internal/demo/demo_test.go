@@ -15,7 +15,9 @@ import (
 
 	"github.com/perfgate/perfgate/internal/demo"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/testbin"
 	"github.com/perfgate/perfgate/internal/testslot"
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // perfgate is the binary the demo runs as (its arms and its dependency's
@@ -28,9 +30,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	perfgate = filepath.Join(dir, "perfgate")
-	if out, err := exec.Command("go", "build", "-o", perfgate, "github.com/perfgate/perfgate/cmd/perfgate").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build perfgate: %v\n%s", err, out)
+	if perfgate, err = testbin.Build(context.Background(), "github.com/perfgate/perfgate/cmd/perfgate", dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(2)
 	}
@@ -138,8 +139,11 @@ func leftBehind(t *testing.T, out, stderr string) []string {
 // the store writes, the counter and both controls, and a regression (exit
 // 1) naming p50, within the demo's 2-minute budget (docs/demo.md); nothing
 // stays behind. The one demo of the package run as a user types it, with
-// the default profile, and alone (the others wait: t.Parallel).
+// the default profile; it runs beside the package's other demos, as a
+// user's runs beside other jobs, and its budget holds there too.
 func TestDemoIsTheWholePipeline(t *testing.T) {
+	t.Parallel()
+	testtier.Heavy(t, testtier.Docker)
 	if why := dockerMissing(); why != "" {
 		t.Fatalf("this test needs a docker engine and its compose tool: %s", why)
 	}
@@ -211,6 +215,8 @@ func TestDemoIsTheWholePipeline(t *testing.T) {
 // --no-regression: the head commit changes only its dependency's settings,
 // and the gate passes.
 func TestDemoWithoutRegressionPasses(t *testing.T) {
+	t.Parallel()
+	testtier.Heavy(t, testtier.Docker)
 	if why := dockerMissing(); why != "" {
 		t.Fatalf("this test needs a docker engine and its compose tool: %s", why)
 	}
@@ -233,6 +239,7 @@ func TestDemoWithoutRegressionPasses(t *testing.T) {
 // Without a docker engine the demo says so and runs the same pipeline
 // without the dependency; --no-regression passes there too.
 func TestDemoWithoutDockerEngine(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "demo")
 	code, stdout, stderr := demoRun(t, perfgate, []string{"DOCKER_HOST=unix://" + filepath.Join(t.TempDir(), "no-engine.sock")},
 		append([]string{"--out", out, "--no-regression"}, quick...)...)
@@ -257,6 +264,7 @@ func TestDemoWithoutDockerEngine(t *testing.T) {
 // compose projects and image, and removes its repository. It judges
 // nothing, so it runs beside the package's other parallel tests.
 func TestInterruptedDemoLeavesNothing(t *testing.T) {
+	testtier.Heavy(t, testtier.Docker)
 	if why := dockerMissing(); why != "" {
 		t.Fatalf("this test needs a docker engine and its compose tool: %s", why)
 	}
@@ -344,6 +352,7 @@ func TestCheckPassesOnTheDemoRepository(t *testing.T) {
 // image; the next demo removes it at its start and says so. Neither demo
 // gets to its pairs, so the test runs beside the other parallel tests.
 func TestKilledDemosImageIsRemovedByTheNext(t *testing.T) {
+	testtier.Heavy(t, testtier.Docker)
 	if why := dockerMissing(); why != "" {
 		t.Fatalf("this test needs a docker engine and its compose tool: %s", why)
 	}
