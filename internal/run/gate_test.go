@@ -15,12 +15,13 @@ import (
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/run"
+	"github.com/perfgate/perfgate/internal/store/storetest"
 	"github.com/perfgate/perfgate/internal/testslot"
 )
 
 var exampled string
 
-func TestMain(m *testing.M) { os.Exit(service.RunTests(m, &exampled)) }
+func TestMain(m *testing.M) { os.Exit(service.RunTests(storetest.Tests(m), &exampled)) }
 
 // startArm starts the example service with knobs as one arm, stopped in
 // t.Cleanup.

@@ -57,6 +57,8 @@ type Server struct {
 
 	stopOnce sync.Once
 	stopErr  error
+
+	dbMu sync.Mutex // guards opts.Databases once the server runs (AddDatabases, DropDatabases)
 }
 
 // startTimes say where Start's time went.
@@ -445,8 +447,8 @@ func escapeQuery(v string) string {
 // newline), the file an arm's config reads through @DIR@, and returns its
 // path. db must be one of the databases Start made.
 func (s *Server) WriteDSN(db, dir string) (string, error) {
-	if !slices.Contains(s.opts.Databases, db) {
-		return "", fmt.Errorf("writing the store DSN for %s: the store made no database %q (it has %s)", dir, db, strings.Join(s.opts.Databases, ", "))
+	if dbs := s.Databases(); !slices.Contains(dbs, db) {
+		return "", fmt.Errorf("writing the store DSN for %s: the store made no database %q (it has %s)", dir, db, strings.Join(dbs, ", "))
 	}
 	path := filepath.Join(dir, "store.dsn")
 	// Write a private temporary file and rename it, so the password is
@@ -494,11 +496,61 @@ func (s *Server) CAFile() string { return s.caFile }
 func (s *Server) LogFile() string { return s.logFile }
 
 // Databases are the databases Start made.
-func (s *Server) Databases() []string { return slices.Clone(s.opts.Databases) }
+func (s *Server) Databases() []string {
+	s.dbMu.Lock()
+	defer s.dbMu.Unlock()
+	return slices.Clone(s.opts.Databases)
+}
+
+// AddDatabases makes more databases on the running server, as Start makes
+// Options.Databases. A name the server already has is refused, not
+// reused: its commits and rows belong to whoever made it. The test suite
+// uses it to give each test its own databases on one server per test
+// binary; the gate makes all of its databases at Start.
+func (s *Server) AddDatabases(ctx context.Context, dbs ...string) error {
+	s.dbMu.Lock()
+	defer s.dbMu.Unlock()
+	for _, db := range dbs {
+		if slices.Contains(s.opts.Databases, db) {
+			return fmt.Errorf("making database %s: the store already has it", db)
+		}
+	}
+	conn, err := pgx.Connect(ctx, s.DSN("postgres"))
+	if err != nil {
+		return fmt.Errorf("connecting to make databases %s: %w", strings.Join(dbs, ", "), err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	for _, db := range dbs {
+		if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{db}.Sanitize()); err != nil {
+			return fmt.Errorf("making database %s: %w", db, err)
+		}
+		s.opts.Databases = append(s.opts.Databases, db)
+	}
+	return nil
+}
+
+// DropDatabases removes databases AddDatabases (or Start) made, ending
+// any session still connected to them.
+func (s *Server) DropDatabases(ctx context.Context, dbs ...string) error {
+	s.dbMu.Lock()
+	defer s.dbMu.Unlock()
+	conn, err := pgx.Connect(ctx, s.DSN("postgres"))
+	if err != nil {
+		return fmt.Errorf("connecting to drop databases %s: %w", strings.Join(dbs, ", "), err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	for _, db := range dbs {
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{db}.Sanitize()+" WITH (FORCE)"); err != nil {
+			return fmt.Errorf("dropping database %s: %w", db, err)
+		}
+		s.opts.Databases = slices.DeleteFunc(s.opts.Databases, func(d string) bool { return d == db })
+	}
+	return nil
+}
 
 // String names the server without its password, for logs.
 func (s *Server) String() string {
-	return fmt.Sprintf("PostgreSQL on 127.0.0.1:%d (pid %d, databases %s)", s.port, s.PID(), strings.Join(s.opts.Databases, ", "))
+	return fmt.Sprintf("PostgreSQL on 127.0.0.1:%d (pid %d, databases %s)", s.port, s.PID(), strings.Join(s.Databases(), ", "))
 }
 
 func freePort() (int, error) {

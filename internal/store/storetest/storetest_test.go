@@ -6,18 +6,23 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/perfgate/perfgate/internal/store"
 	"github.com/perfgate/perfgate/internal/store/storetest"
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+
 func TestStartServesArmsAndCleansUp(t *testing.T) {
+	testtier.Heavy(t, testtier.Postgres)
 	ctx := context.Background()
 	var s *store.Server
 	// A subtest's Cleanup runs when the subtest ends, so the parent can
-	// check that the server is gone afterwards.
+	// check that its databases are gone afterwards.
 	t.Run("arms", func(t *testing.T) {
 		s = storetest.Start(t, "perf_base", "perf_head")
 		for _, db := range []string{"perf_base", "perf_head"} {
@@ -45,11 +50,44 @@ func TestStartServesArmsAndCleansUp(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// The same names at once are refused: the commits would mix.
+		ctx2, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := s.AddDatabases(ctx2, "perf_head"); err == nil {
+			t.Error("a second perf_head was made while the first is a test's")
+		}
 	})
 	if s == nil {
 		t.Fatal("storetest.Start returned no server")
 	}
-	if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(s.PID()))); err == nil {
-		t.Fatalf("postgres %d still runs after the test's Cleanup", s.PID())
+	// The databases went with the subtest; the server stays for the
+	// binary's next test, the same process.
+	conn, err := pgx.Connect(ctx, s.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname IN ('perf_base', 'perf_head')").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d of the subtest's databases left after its Cleanup (err %v)", n, err)
+	}
+	if len(s.Databases()) != 0 {
+		t.Errorf("the server still lists %v", s.Databases())
+	}
+	var again *store.Server
+	t.Run("next test", func(t *testing.T) { again = storetest.Start(t, "perf_head") })
+	if again != s || again.PID() != s.PID() {
+		t.Errorf("the next test got another server (pid %d, first %d): one per binary", again.PID(), s.PID())
+	}
+	if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(s.PID()))); err != nil {
+		t.Fatalf("the shared postgres %d is gone before the binary's end", s.PID())
+	}
+}
+
+// Database names are unique within the binary.
+func TestDatabaseIsTheTestsOwn(t *testing.T) {
+	a, b := storetest.Database(t, "verdictd"), storetest.Database(t, "verdictd")
+	if a == b {
+		t.Fatalf("two Database calls gave one URL %s", a)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/report/reporttest"
+	"github.com/perfgate/perfgate/internal/store/storetest"
+	"github.com/perfgate/perfgate/internal/testbin"
 	"github.com/perfgate/perfgate/internal/verdict"
 	"github.com/perfgate/perfgate/internal/verdict/daemon"
 	"github.com/perfgate/perfgate/internal/verdict/db/dbtest"
@@ -35,20 +36,18 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	binary = filepath.Join(dir, "perfgate-verdictd")
-	out, err := exec.Command("go", "build", "-o", binary, "github.com/perfgate/perfgate/cmd/perfgate-verdictd").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "building perfgate-verdictd: %v\n%s", err, out)
+	if binary, err = testbin.Build(context.Background(), "github.com/perfgate/perfgate/cmd/perfgate-verdictd", dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(2)
 	}
-	code := m.Run()
+	code := storetest.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
 // storeArgs is the store flag of kind for t: a SQLite data folder, or a
-// real PostgreSQL started for t.
+// database of t's own on the binary's shared PostgreSQL.
 func storeArgs(t *testing.T, kind string) []string {
 	t.Helper()
 	if kind == "postgres" {

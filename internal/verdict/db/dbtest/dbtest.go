@@ -11,7 +11,8 @@ import (
 )
 
 // Open opens a migrated store of kind "sqlite" (a file in a temp
-// folder) or "postgres" (a real PostgreSQL started for t by storetest),
+// folder) or "postgres" (a database of t's own on the binary's shared
+// PostgreSQL, see Postgres),
 // closed in t's Cleanup. Other packages' tests run their suites against
 // both with it.
 func Open(t testing.TB, kind string) *db.DB {
@@ -37,9 +38,10 @@ func Open(t testing.TB, kind string) *db.DB {
 	return d
 }
 
-// Postgres starts a real PostgreSQL for t (stopped in its Cleanup)
-// and returns the URL of its empty database "verdictd".
+// Postgres gives t an empty database of its own, verdictd_N, on the test
+// binary's shared PostgreSQL (storetest: the package's tests run through
+// storetest.Main) and returns its URL; it is dropped in t's Cleanup.
 func Postgres(t testing.TB) string {
 	t.Helper()
-	return storetest.Start(t, "verdictd").DSN("verdictd")
+	return storetest.Database(t, "verdictd")
 }
