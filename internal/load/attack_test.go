@@ -25,7 +25,10 @@ import (
 	"github.com/perfgate/perfgate/internal/load/hostiletest"
 )
 
-func TestKnownDelay(t *testing.T) { bothEngines(t, testKnownDelay) }
+func TestKnownDelay(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testKnownDelay)
+}
 
 func testKnownDelay(t *testing.T) {
 	const delay = 20 * time.Millisecond
@@ -45,8 +48,8 @@ func testKnownDelay(t *testing.T) {
 	}
 	within(t, "offered rate", s.Offered, 100, 0.001)
 	within(t, "achieved rate", s.Achieved, 100, 0.001)
-	if src.drawn[load.Warmup] != 50 || src.drawn[load.Measured] != 200 {
-		t.Errorf("draws warm-up/measured = %v, want 50/200", src.drawn)
+	if src.Drawn[load.Warmup] != 50 || src.Drawn[load.Measured] != 200 {
+		t.Errorf("draws warm-up/measured = %v, want 50/200", src.Drawn)
 	}
 	if len(r.Groups) != 2 || r.Groups[0].Name != "a" || r.Groups[1].Name != "b" {
 		t.Fatalf("groups = %+v", r.Groups)
@@ -92,7 +95,10 @@ func testKnownDelay(t *testing.T) {
 // every request arriving in the first 400 ms of each second. A request
 // arriving x into the cycle waits 400ms-x, so P(latency > y) = 0.4 - y/1s:
 // the truth is p90 = 300 ms and p99 = 390 ms whatever the phase.
-func TestStallingServer(t *testing.T) { bothEngines(t, testStallingServer) }
+func TestStallingServer(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testStallingServer)
+}
 
 func testStallingServer(t *testing.T) {
 	t0 := time.Now()
@@ -116,7 +122,10 @@ func testStallingServer(t *testing.T) {
 	}
 }
 
-func TestFailures(t *testing.T) { bothEngines(t, testFailures) }
+func TestFailures(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testFailures)
+}
 
 func testFailures(t *testing.T) {
 	var n atomic.Int64
@@ -219,13 +228,13 @@ func testCancelReturnsPartial(t *testing.T) {
 		}
 	})
 	t.Cleanup(func() { mu.Lock(); close(hold); mu.Unlock() })
-	src := &fixedSource{reqs: []load.Request{{Group: 0, Method: "GET", Path: "/fast"}, {Group: 1, Method: "GET", Path: "/slow"}}}
+	src := &fixedSource{Reqs: []load.Request{{Group: 0, Method: "GET", Path: "/fast"}, {Group: 1, Method: "GET", Path: "/slow"}}}
 	groups := []load.Group{{Name: "fast"}, {Name: "slow"}}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(1500*time.Millisecond, cancel)
 	began := time.Now()
 	r, err := load.Run(ctx, load.Attack{Target: srv.URL, Source: src, Groups: groups, Pacer: load.ConstantPacer{Freq: 100},
-		Warmup: 500 * time.Millisecond, Duration: 10 * time.Second, Engine: engine})
+		Warmup: 500 * time.Millisecond, Duration: 10 * time.Second, Engine: engineOf(t)})
 	took := time.Since(began)
 	if err != nil {
 		t.Fatal(err)
@@ -248,6 +257,7 @@ func testCancelReturnsPartial(t *testing.T) {
 }
 
 func TestTLSWithCAFile(t *testing.T) {
+	t.Parallel()
 	srv := newTLSServer(t)
 	dir := t.TempDir()
 	ca := filepath.Join(dir, "ca.pem")
@@ -300,7 +310,10 @@ func newTLSServer(t *testing.T) *httptest.Server {
 
 // TestResponseFraming covers bodies the engine must skip correctly to keep
 // a connection in step: chunked, close-delimited, HEAD, a named timing header.
-func TestResponseFraming(t *testing.T) { bothEngines(t, testResponseFraming) }
+func TestResponseFraming(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testResponseFraming)
+}
 
 func testResponseFraming(t *testing.T) {
 	var conns atomic.Int64
@@ -331,7 +344,7 @@ func testResponseFraming(t *testing.T) {
 	}
 	srv.Start()
 	t.Cleanup(srv.Close)
-	src := &fixedSource{reqs: []load.Request{
+	src := &fixedSource{Reqs: []load.Request{
 		{Group: 0, Method: "GET", Path: "/chunked"},
 		{Group: 1, Method: "HEAD", Path: "/head"},
 		{Group: 2, Method: "POST", Path: "/post", Body: []byte(`{"a":"bc"}` + "\n"), Header: []load.Header{{Name: "Content-Type", Value: "application/json"}}},

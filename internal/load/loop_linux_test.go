@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/load/loadtest"
+
 	"github.com/perfgate/perfgate/internal/load"
 )
 
@@ -22,8 +24,8 @@ import (
 func rawServer(t *testing.T, response string) string {
 	t.Helper()
 	resp := []byte(response)
-	return hostileServer(t, func(c *net.TCPConn, br *bufio.Reader) {
-		for readHead(br) {
+	return loadtest.HostileServer(t, func(c *net.TCPConn, br *bufio.Reader) {
+		for loadtest.ReadHead(br) {
 			if _, err := c.Write(resp); err != nil {
 				return
 			}
@@ -47,14 +49,14 @@ func TestLoopTimesAnswersByKernel(t *testing.T) {
 	var mu sync.Mutex
 	before, after := map[int]time.Duration{}, map[int]time.Duration{}
 	resp := []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-	target := hostileServer(t, func(c *net.TCPConn, br *bufio.Reader) {
+	target := loadtest.HostileServer(t, func(c *net.TCPConn, br *bufio.Reader) {
 		for {
 			line, err := br.ReadString('\n') // GET /<k> HTTP/1.1
 			if err != nil {
 				return
 			}
 			var k int
-			if _, err := fmt.Sscanf(line, "GET /%d ", &k); err != nil || !readHead(br) {
+			if _, err := fmt.Sscanf(line, "GET /%d ", &k); err != nil || !loadtest.ReadHead(br) {
 				return
 			}
 			b := time.Now()

@@ -16,7 +16,7 @@ func runModel(t *testing.T, a load.Attack, limit time.Duration) *load.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	a.Engine = engine
+	a.Engine = engineOf(t)
 	r, err := load.Run(ctx, a)
 	if err != nil {
 		t.Fatalf("load.Run: %v", err)
@@ -28,6 +28,7 @@ func runModel(t *testing.T, a load.Attack, limit time.Duration) *load.Result {
 }
 
 func TestOpenLoopStagesHaveTheirOwnResults(t *testing.T) {
+	t.Parallel()
 	bothEngines(t, func(t *testing.T) {
 		srv := serve(t, func(w http.ResponseWriter, r *http.Request) {})
 		src, groups := getSource("a")
@@ -48,7 +49,7 @@ func TestOpenLoopStagesHaveTheirOwnResults(t *testing.T) {
 		if st[1].Start != 900*time.Millisecond || st[1].Length != 500*time.Millisecond {
 			t.Errorf("stage 2 measured from %s for %s, want 900ms for 500ms", st[1].Start, st[1].Length)
 		}
-		if w := src.drawn[load.Warmup]; w != 60 {
+		if w := src.Drawn[load.Warmup]; w != 60 {
 			t.Errorf("warm-up draws %d, want 60 (the stages' warm-ups)", w)
 		}
 		if len(r.Detail.Series) < 2 {
@@ -58,6 +59,8 @@ func TestOpenLoopStagesHaveTheirOwnResults(t *testing.T) {
 }
 
 func TestClosedLoopThroughputFollowsConcurrencyUpToThePool(t *testing.T) {
+	// Serial: the in-process target's pace is what is measured, and
+	// a parallel test's stream on the other core slowed it by a quarter.
 	// S is long beside a sleep's overshoot on a busy machine (1-2 ms).
 	cfg := target.Config{Workers: 4, Service: 50 * time.Millisecond}
 	url := targettest.Start(t, cfg)
@@ -81,6 +84,7 @@ func TestClosedLoopThroughputFollowsConcurrencyUpToThePool(t *testing.T) {
 }
 
 func TestPopulationRateIsLittlesLaw(t *testing.T) {
+	t.Parallel()
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {})
 	src, groups := getSource("a")
 	think := 400 * time.Millisecond
@@ -129,6 +133,8 @@ func TestPopulationJoiningTransientReadsHigh(t *testing.T) {
 }
 
 func TestClientsStartOnTheRampAndAbortNamesTheClient(t *testing.T) {
+	// Serial: the in-process target's pace is what is measured, and
+	// a parallel test's stream on the other core slowed it by a quarter.
 	url := targettest.Start(t, target.Config{Workers: 16, Service: 5 * time.Millisecond, FailAbove: 3})
 	src, groups := getSource("a")
 	m := &load.Clients{Clients: 6, RampUp: 600 * time.Millisecond, Warmup: 600 * time.Millisecond, Duration: time.Second, AbortOnError: true}
@@ -161,6 +167,7 @@ func onTheRamp(t *testing.T, m *load.Clients, starts []time.Duration) {
 }
 
 func TestThrottledClientsShareTheTotal(t *testing.T) {
+	t.Parallel()
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {})
 	src, groups := getSource("a")
 	// 100/s in all, 12.5/s a client: a rate the test process (target and

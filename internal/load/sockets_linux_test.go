@@ -100,7 +100,7 @@ func TestGeneratorOutOfSockets(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { syscall.Setrlimit(syscall.RLIMIT_NOFILE, &saved) })
-		src := &fixedSource{reqs: []load.Request{{Method: "GET", Path: "/"}}}
+		src := &fixedSource{Reqs: []load.Request{{Method: "GET", Path: "/"}}}
 		r := run(t, load.Attack{Target: target, Source: src, Groups: []load.Group{{Name: "g"}},
 			Pacer: load.ConstantPacer{Freq: 200}, Duration: time.Second, Timeout: 300 * time.Millisecond})
 		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &saved)

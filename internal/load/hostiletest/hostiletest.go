@@ -80,14 +80,24 @@ func Serve(l net.Listener, t Target, healthz string) *Server {
 // base URL.
 func Start(tb testing.TB, t Target) string {
 	tb.Helper()
+	return StartServer(tb, t).URL()
+}
+
+// StartServer is Start returning the server, whose Requests tell a test
+// how far a run against it has come.
+func StartServer(tb testing.TB, t Target) *Server {
+	tb.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	s := Serve(l, t, "")
 	tb.Cleanup(s.Close)
-	return "http://" + l.Addr().String()
+	return s
 }
+
+// URL is the server's base URL.
+func (s *Server) URL() string { return "http://" + s.l.Addr().String() }
 
 // ClosedPort is a loopback address nothing listens on: the target of a
 // run in which every connection is refused.

@@ -1,4 +1,4 @@
-package load_test
+package hostiletest_test
 
 import (
 	"bufio"
@@ -9,49 +9,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/load/loadtest"
+
 	"github.com/perfgate/perfgate/internal/load"
 )
 
-// hostileServer answers every connection with behave, run on its own
-// goroutine; the test ends them by closing the listener and the conns.
-func hostileServer(t *testing.T, behave func(c *net.TCPConn, br *bufio.Reader)) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				behave(c.(*net.TCPConn), bufio.NewReader(c))
-			}()
-		}
-	}()
-	return "http://" + l.Addr().String()
-}
-
-// readHead reads a request head, false at EOF.
-func readHead(br *bufio.Reader) bool {
-	for {
-		line, err := br.ReadSlice('\n')
-		if err != nil {
-			return false
-		}
-		if len(line) <= 2 {
-			return true
-		}
-	}
-}
-
 // TestHostileTargets: every request to a target that breaks HTTP is counted
 // once, as a failure of the right kind, and the run keeps its schedule.
-func TestHostileTargets(t *testing.T) { bothEngines(t, testHostileTargets) }
+func TestHostileTargets(t *testing.T) {
+	t.Parallel()
+	loadtest.BothEngines(t, testHostileTargets)
+}
 
 func testHostileTargets(t *testing.T) {
 	tests := []struct {
@@ -62,19 +30,19 @@ func testHostileTargets(t *testing.T) {
 		status  int // when the answer is a status, not an error
 	}{
 		{"reset mid-answer", nil, func(c *net.TCPConn, br *bufio.Reader) {
-			if readHead(br) {
+			if loadtest.ReadHead(br) {
 				c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial"))
 				c.SetLinger(0) // close sends RST
 			}
 		}, "connection reset", 0},
-		{"closed without an answer", nil, func(c *net.TCPConn, br *bufio.Reader) { readHead(br) }, "closed by target", 0},
+		{"closed without an answer", nil, func(c *net.TCPConn, br *bufio.Reader) { loadtest.ReadHead(br) }, "closed by target", 0},
 		{"garbage", nil, func(c *net.TCPConn, br *bufio.Reader) {
-			if readHead(br) {
+			if loadtest.ReadHead(br) {
 				c.Write([]byte("SSH-2.0-OpenSSH_9.2\r\n\r\n"))
 			}
 		}, "malformed response", 0},
 		{"answers before the body is sent", []byte(strings.Repeat("x", 4<<20)), func(c *net.TCPConn, br *bufio.Reader) {
-			if readHead(br) {
+			if loadtest.ReadHead(br) {
 				c.Write([]byte("HTTP/1.1 413 Content Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
 				time.Sleep(50 * time.Millisecond) // let the answer land before the close
 				io.CopyN(io.Discard, br, 64<<10)
@@ -83,8 +51,8 @@ func testHostileTargets(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			target := hostileServer(t, tc.behave)
-			src := &fixedSource{reqs: []load.Request{{Method: "POST", Path: "/x", Body: tc.body}}}
+			target := loadtest.HostileServer(t, tc.behave)
+			src := &loadtest.FixedSource{Reqs: []load.Request{{Method: "POST", Path: "/x", Body: tc.body}}}
 			// Every case ends each request at once, by the target's own
 			// doing; the request timeout and the lateness allowed are far
 			// off so that a loaded 2-core runner's stall of a second or
@@ -92,7 +60,7 @@ func testHostileTargets(t *testing.T) {
 			// arrival (with the 2 s and 1 s they had, the 413 case with
 			// CPU hogs beside it once read 16 answers of 49 requests, one
 			// arrival short).
-			r := run(t, load.Attack{Target: target, Source: src, Groups: []load.Group{{Name: "x", Expect: []int{200}}},
+			r := loadtest.Run(t, load.Attack{Target: target, Source: src, Groups: []load.Group{{Name: "x", Expect: []int{200}}},
 				Pacer: load.ConstantPacer{Freq: 50}, Duration: time.Second, Timeout: 10 * time.Second, MaxLateness: 10 * time.Second})
 			g, s := r.Groups[0], r.Schedule
 			if s.Intended != 50 || s.Sent+s.Dropped != s.Intended || g.Requests+s.Canceled != s.Sent {
@@ -119,14 +87,15 @@ func testHostileTargets(t *testing.T) {
 // any connection left idle for 100 ms, which a pool that deep, taken in
 // turn at 100 requests a second, leaves every connection.
 func TestIdleConnectionsTheTargetCloses(t *testing.T) {
-	bothEngines(t, func(t *testing.T) {
+	t.Parallel()
+	loadtest.BothEngines(t, func(t *testing.T) {
 		var accepted atomic.Int64
 		start := time.Now()
-		target := hostileServer(t, func(c *net.TCPConn, br *bufio.Reader) {
+		target := loadtest.HostileServer(t, func(c *net.TCPConn, br *bufio.Reader) {
 			accepted.Add(1)
 			for {
 				c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-				if !readHead(br) {
+				if !loadtest.ReadHead(br) {
 					return // idle too long (or the client went): close
 				}
 				if hold := 300*time.Millisecond - time.Since(start); hold > 0 {
@@ -137,8 +106,8 @@ func TestIdleConnectionsTheTargetCloses(t *testing.T) {
 				}
 			}
 		})
-		src, groups := getSource("g")
-		r := run(t, load.Attack{Target: target, Source: src, Groups: groups, Pacer: load.ConstantPacer{Freq: 100},
+		src, groups := loadtest.Source("g")
+		r := loadtest.Run(t, load.Attack{Target: target, Source: src, Groups: groups, Pacer: load.ConstantPacer{Freq: 100},
 			Duration: 1500 * time.Millisecond})
 		g := r.Groups[0]
 		t.Logf("%d connections; requests %d, errors %v, statuses %v", accepted.Load(), g.Requests, g.Errors, g.Statuses)
@@ -156,12 +125,13 @@ func TestIdleConnectionsTheTargetCloses(t *testing.T) {
 // timer fired that instant does. A GET goes once more on a new connection
 // and succeeds; a POST is never sent twice, so it fails.
 func TestRequestCrossingTheTargetsClose(t *testing.T) {
+	t.Parallel()
 	for _, method := range []string{"GET", "POST"} {
 		t.Run(method, func(t *testing.T) {
-			bothEngines(t, func(t *testing.T) {
+			loadtest.BothEngines(t, func(t *testing.T) {
 				var heads atomic.Int64
-				target := hostileServer(t, func(c *net.TCPConn, br *bufio.Reader) {
-					for i := 0; readHead(br); i++ {
+				target := loadtest.HostileServer(t, func(c *net.TCPConn, br *bufio.Reader) {
+					for i := 0; loadtest.ReadHead(br); i++ {
 						heads.Add(1)
 						if i == 1 {
 							return // the second request on a connection: closed unanswered
@@ -171,8 +141,8 @@ func TestRequestCrossingTheTargetsClose(t *testing.T) {
 						}
 					}
 				})
-				src := &fixedSource{reqs: []load.Request{{Method: method, Path: "/x"}}}
-				r := run(t, load.Attack{Target: target, Source: src, Groups: []load.Group{{Name: "x", Expect: []int{200}}},
+				src := &loadtest.FixedSource{Reqs: []load.Request{{Method: method, Path: "/x"}}}
+				r := loadtest.Run(t, load.Attack{Target: target, Source: src, Groups: []load.Group{{Name: "x", Expect: []int{200}}},
 					Pacer: load.ConstantPacer{Freq: 500}, Duration: time.Second})
 				g := r.Groups[0]
 				t.Logf("%s: target read %d requests; requests %d, statuses %v, errors %v", method, heads.Load(), g.Requests, g.Statuses, g.Errors)
