@@ -61,7 +61,7 @@ expect = 200
 // empty), lets it run a second more against its hostile target, sends
 // SIGTERM and returns how long the process took to exit, its exit code and
 // its stderr.
-func signalWithin(t *testing.T, cmd *exec.Cmd, ready string) (took time.Duration, code int, stderr string) {
+func signalWithin(t *testing.T, cmd *exec.Cmd, ready string, until func() bool) (took time.Duration, code int, stderr string) {
 	t.Helper()
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
@@ -101,7 +101,15 @@ func signalWithin(t *testing.T, cmd *exec.Cmd, ready string) (took time.Duration
 	case <-time.After(60 * time.Second):
 		t.Fatalf("no %q in 60 s", ready)
 	}
-	time.Sleep(time.Second)
+	if until == nil {
+		time.Sleep(time.Second) // into the run, past its start
+	} else {
+		for deadline := time.Now().Add(30 * time.Second); !until(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the run did not get as far as the test waits for in 30 s; stderr:\n%s", log.String())
+			}
+		}
+	}
 	sent := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -123,6 +131,7 @@ func signalWithin(t *testing.T, cmd *exec.Cmd, ready string) (took time.Duration
 // window (30 s) far off, ends within 2 s of SIGTERM with exit 2 and its
 // partial report written.
 func TestSIGTERMEndsLoadAgainstHostileTargets(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	plan := filepath.Join(dir, "plan.toml")
 	if err := os.WriteFile(plan, []byte(hostilePlan), 0o644); err != nil {
@@ -130,14 +139,16 @@ func TestSIGTERMEndsLoadAgainstHostileTargets(t *testing.T) {
 	}
 	for _, tg := range hostiletest.Endless {
 		t.Run(tg.Name, func(t *testing.T) {
-			target := hostiletest.Start(t, tg)
+			srv := hostiletest.StartServer(t, tg)
 			report := filepath.Join(t.TempDir(), "report.json")
-			cmd := exec.Command(perfgate, "load", "--plan", plan, "--target", target, "--rate", "20", "--warmup", "0s",
+			cmd := exec.Command(perfgate, "load", "--plan", plan, "--target", srv.URL(), "--rate", "20", "--warmup", "0s",
 				"--duration", "30s", "--out", report)
 			cmd.Stdout = io.Discard
-			// Without a terminal it prints nothing before it ends: it is
-			// running as soon as it started.
-			took, code, stderr := signalWithin(t, cmd, "")
+			// Without a terminal it prints nothing before it ends; the
+			// signal comes once the target has had 15 requests (at 20/s,
+			// 0.75 s into the run), not after a sleep that a slow start
+			// on a crowded machine ate into.
+			took, code, stderr := signalWithin(t, cmd, "", func() bool { return srv.Requests() >= 15 })
 			t.Logf("exit %d %v after SIGTERM", code, took.Round(time.Millisecond))
 			if took > 2*time.Second {
 				t.Errorf("took %v after SIGTERM, want 2 s at most", took)
@@ -168,6 +179,7 @@ func TestSIGTERMEndsLoadAgainstHostileTargets(t *testing.T) {
 // first pair, with exit 2 and both arms gone; also when the arms ignore
 // the SIGTERM perfgate passes on (they took the arms' 10 s grace before).
 func TestSIGTERMEndsABAgainstHostileArms(t *testing.T) {
+	t.Parallel()
 	type armCase struct {
 		name       string
 		target     int
@@ -196,7 +208,7 @@ func TestSIGTERMEndsABAgainstHostileArms(t *testing.T) {
 			if n := len(running(t, dir)); n != 0 {
 				t.Fatalf("%d processes of this test before it started", n)
 			}
-			took, code, stderr := signalWithin(t, cmd, "pair 1/1")
+			took, code, stderr := signalWithin(t, cmd, "pair 1/1", nil)
 			t.Logf("exit %d %v after SIGTERM; stderr:\n%s", code, took.Round(time.Millisecond), stderr)
 			if took > 2*time.Second {
 				t.Errorf("took %v after SIGTERM, want 2 s at most; stderr:\n%s", took, stderr)

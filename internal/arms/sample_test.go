@@ -34,6 +34,9 @@ func TestCPU(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// Each reads its own process's CPU, which a neighbour on the
+			// other core does not change.
+			t.Parallel()
 			a, url := startExample(t, tt.knobs...)
 			time.Sleep(200 * time.Millisecond) // let start-up work finish
 			before, selfBefore := a.CPU(), serviceCPU(t, url)
