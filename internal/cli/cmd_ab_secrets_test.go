@@ -93,6 +93,7 @@ expect = 200
 // folder, in any form it was sent in, while the logs still show the
 // requests arrived.
 func TestABSecretsNeverLeak(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		dieAfter int // requests the head serves before it dies; 0: never

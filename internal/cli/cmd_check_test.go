@@ -150,6 +150,7 @@ func TestCheckPassesOnTheFixture(t *testing.T) {
 // TestCheckNamesEachFault breaks the fixture in many ways, one each: the
 // check exits 2 and its first failure names the file and the line.
 func TestCheckNamesEachFault(t *testing.T) {
+	t.Parallel()
 	faults := []fault{
 		{"unknown gate key", "head", "perf/gate.toml", `ready = "/health"`, "ready = \"/health\"\nreadyy = \"/x\"", "perf/gate.toml:11: unknown key \"readyy\""},
 		{"prepare placeholder", "head", "perf/gate.toml", "-out @DIR@/dpop.pem", "-out @RUN@/dpop.pem", "perf/gate.toml:23: [prepare] command"},

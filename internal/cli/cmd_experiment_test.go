@@ -31,6 +31,7 @@ expect = 200
 `
 
 func TestExperimentCommand(t *testing.T) {
+	t.Parallel()
 	url := targettest.Start(t, target.Config{Workers: 2, Service: 20 * time.Millisecond})
 	planPath := writePlan(t, experimentGroups+`
 [experiment]
@@ -80,6 +81,7 @@ gauges = ["/metrics"]
 }
 
 func TestExperimentCommandModels(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, exp string
 		cfg       target.Config
@@ -130,6 +132,7 @@ stage = "500ms"`, target.Config{Workers: 8, Service: 10 * time.Millisecond},
 }
 
 func TestExperimentCommandCanceledAndProgress(t *testing.T) {
+	t.Parallel()
 	url := targettest.Start(t, target.Config{Workers: 2, Service: 10 * time.Millisecond})
 	planPath := writePlan(t, experimentGroups+`
 [experiment]
@@ -223,6 +226,7 @@ func TestCapacityTargetCommand(t *testing.T) {
 // shard of an open-loop schedule from a shared start, merges their reports
 // and compares them with one process sending the whole schedule.
 func TestShardsMergeLikeOneProcess(t *testing.T) {
+	t.Parallel()
 	bin := buildPerfgate(t)
 	// A service time long beside the machine's scheduling jitter, so two
 	// runs can be compared at all.

@@ -134,6 +134,7 @@ func TestLoadCommandRefuses(t *testing.T) {
 // TestLoadCommandNoAnswer: a run in which no request got an answer
 // measured no target, so it exits 2 saying why, never 0.
 func TestLoadCommandNoAnswer(t *testing.T) {
+	t.Parallel()
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	t.Cleanup(plain.Close)
 	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))

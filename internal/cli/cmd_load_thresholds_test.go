@@ -19,6 +19,7 @@ import (
 // A plan's [[threshold]] is evaluated by perfgate load, as k6 does: a
 // breach exits 1 and names the threshold; a met one passes.
 func TestLoadThresholds(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(20 * time.Millisecond)
 	}))

@@ -241,6 +241,7 @@ func find(lines []string, parts ...string) string {
 // idle limits, and the variant (the head without its token cache) fails
 // the counter. The verdict passes and the summary names every count.
 func TestControlsFailAndHeadPasses(t *testing.T) {
+	t.Parallel()
 	p := writePlan(t, "3s", "2", "1")
 	rep, out := runGate(t, p, service(), service(), 3)
 	v := rep.Verdict
@@ -320,6 +321,7 @@ func TestControlsFailAndHeadPasses(t *testing.T) {
 // poller cannot reach passes, so the gate is blind and the run is exit 2,
 // the control named.
 func TestBlindIdleControlCannotBeJudged(t *testing.T) {
+	t.Parallel()
 	p := writePlan(t, "2s", "10000", "1000000000")
 	rep, out := runGate(t, p, service(), service(), 3)
 	v := rep.Verdict
@@ -343,6 +345,7 @@ func TestBlindIdleControlCannotBeJudged(t *testing.T) {
 // TestHeadWithoutCacheFailsCounter: a head that lost its cache does one
 // exchange per request, a regression the counter names with both counts.
 func TestHeadWithoutCacheFailsCounter(t *testing.T) {
+	t.Parallel()
 	p := writePlan(t, "2s", "2", "1")
 	rep, out := runGate(t, p, service(), service("--token-cache=false"), 1)
 	v := rep.Verdict

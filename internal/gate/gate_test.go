@@ -124,6 +124,7 @@ func checkPlanLines(t *testing.T, path string) {
 }
 
 func TestAAPasses(t *testing.T) {
+	t.Parallel()
 	v := gateRun(t, shortPlan(t, 0), service("--latency", "5ms"), service("--latency", "5ms"), false)
 	if v.Code != judge.Pass {
 		t.Fatalf("A/A: verdict %s, want pass", v.Word())
@@ -134,6 +135,7 @@ func TestAAPasses(t *testing.T) {
 }
 
 func TestSlowdownFailsNamingMetric(t *testing.T) {
+	t.Parallel()
 	v := gateRun(t, shortPlan(t, 0), service("--latency", "5ms"), service("--latency", "5ms", "--latency-factor", "1.3"), false)
 	if v.Code != judge.Regression {
 		t.Fatalf("30%% slower head: verdict %s, want regression", v.Word())
@@ -153,6 +155,7 @@ func TestSlowdownFailsNamingMetric(t *testing.T) {
 }
 
 func TestStallingHeadCannotBeJudged(t *testing.T) {
+	t.Parallel()
 	v := gateRun(t, shortPlan(t, 0), service("--latency", "2ms"), service("--latency", "2ms", "--stall", "400ms", "--stall-every", "1s"), false)
 	if v.Code != judge.CannotJudge {
 		t.Fatalf("stalling head: verdict %s, want cannot judge", v.Word())
@@ -163,13 +166,16 @@ func TestStallingHeadCannotBeJudged(t *testing.T) {
 }
 
 func TestWrongStatus(t *testing.T) {
+	t.Parallel()
 	t.Run("head fails", func(t *testing.T) {
+		t.Parallel()
 		v := gateRun(t, shortPlan(t, 0), service(), service("--status-override", "/hello=500"), false)
 		if v.Code != judge.Regression || !strings.Contains(strings.Join(v.Failures, " "), "hello") {
 			t.Fatalf("head answering 500: verdict %s, failures %q; want a regression naming hello", v.Word(), v.Failures)
 		}
 	})
 	t.Run("base is a note", func(t *testing.T) {
+		t.Parallel()
 		v := gateRun(t, shortPlan(t, 0), service("--status-override", "/hello=404"), service(), false)
 		if v.Code == judge.Regression {
 			t.Fatalf("base answering 404 failed the gate: %q", v.Failures)
@@ -181,6 +187,7 @@ func TestWrongStatus(t *testing.T) {
 }
 
 func TestIdlePhase(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		flags []string
@@ -192,6 +199,7 @@ func TestIdlePhase(t *testing.T) {
 		{"head committing while idle fails", []string{"--idle-commits", "20"}, true, "tx"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p := shortPlan(t, 4*time.Second)
 			p.AB.Pairs = 1
 			head := service(tc.flags...)
