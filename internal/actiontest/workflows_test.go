@@ -97,25 +97,44 @@ func TestCIRunsTheReadmeTestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"gofmt -l", "go vet ./...", "go tool staticcheck ./...", "go test -count=1 -p 4 -timeout 20m ./...", "go test -race", "./internal/load/...", "./internal/run/...", "./internal/arms/...", "-fuzz", "-fuzztime 5s"} {
+	for _, want := range []string{"gofmt -l", "go vet ./...", "go tool staticcheck ./...", "go test -count=1 -p 4 -timeout 20m $plain",
+		"go test -race -count=1 -timeout 20m $race", "go test -race -count=1 -timeout 20m ./internal/load/... ./internal/run/...", "./internal/run/...", "./internal/arms/...", `grep -vxF "$raced"`} {
 		if !strings.Contains(string(script), want) {
 			t.Errorf(".ci/test lacks %q", want)
 		}
 	}
-	// Every fuzz target in the tree is run by .ci/test, so a new one
+	fuzz, err := os.ReadFile(filepath.Join(root, ".ci", "fuzz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-fuzz", "-fuzztime 5s"} {
+		if !strings.Contains(string(fuzz), want) {
+			t.Errorf(".ci/fuzz lacks %q", want)
+		}
+	}
+	// Every fuzz target in the tree is run by .ci/fuzz, so a new one
 	// cannot be forgotten.
 	targets, err := exec.Command("grep", "-rhoE", "--include=*_test.go", "--exclude-dir=testdata", `^func (Fuzz[A-Za-z0-9_]+)`, filepath.Join(root, "internal")).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range strings.Fields(strings.ReplaceAll(string(targets), "func ", "")) {
-		if !strings.Contains(string(script), " "+f+"\n") {
-			t.Errorf(".ci/test does not run the fuzz target %s", f)
+		if !strings.Contains(string(fuzz), " "+f+"\n") {
+			t.Errorf(".ci/fuzz does not run the fuzz target %s", f)
 		}
 	}
 	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Split(string(ci), "\n"), "bash .ci/fuzz") {
+		t.Error(".ci/run does not run the fuzz targets (bash .ci/fuzz)")
+	}
+	if !strings.Contains(string(readme), "bash .ci/fuzz") {
+		t.Error("the README does not say that CI runs bash .ci/fuzz after the tests")
+	}
+	if !strings.Contains(string(readme), "go test -short ./...") {
+		t.Error("the README does not name the short tier, go test -short ./...")
 	}
 	if !slices.Contains(strings.Split(string(ci), "\n"), test) {
 		t.Errorf(".ci/run does not run the README's test command %q", test)
