@@ -15,8 +15,8 @@ import (
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
+	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/report"
-	"github.com/perfgate/perfgate/internal/run"
 	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
@@ -44,7 +44,7 @@ type armsFileArm struct {
 }
 
 // spec is the arm's spec, tagged with its role (the table it came from).
-func (a armsFileArm) spec(role run.Role) gate.ArmSpec {
+func (a armsFileArm) spec(role pairs.Role) gate.ArmSpec {
 	s := gate.ArmSpec{Role: role, Command: a.Command, Dir: a.Dir, Port: a.Port, URL: a.URL, Ready: a.Ready, CAFile: a.CAFile,
 		Info: report.Arm{Name: string(role), Commit: a.Commit}}
 	keys := make([]string, 0, len(a.Env))

@@ -10,9 +10,9 @@ import (
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
+	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
-	"github.com/perfgate/perfgate/internal/run"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -68,7 +68,7 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 		if err != nil {
 			return err
 		}
-		o.Arms = gate.Pair(f.Base.spec(run.RoleBase), f.Head.spec(run.RoleHead))
+		o.Arms = gate.Pair(f.Base.spec(pairs.RoleBase), f.Head.spec(pairs.RoleHead))
 		o.Store = o.Store || f.Store
 	case *baseCmd != "" && *headCmd != "":
 		// Checked before anything starts: a remote URL was once refused

@@ -11,8 +11,8 @@ import (
 
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
-	"github.com/perfgate/perfgate/internal/run"
 )
 
 func init() {
@@ -133,10 +133,10 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 	if err := load.WriteSummary(s.Out, meta, r); err != nil {
 		return fmt.Errorf("writing the summary: %w", err)
 	}
-	notes, ths := run.LoadNotes(src), run.LoadThresholds(p, r)
-	verdict := run.WriteLoadVerdict(s.Out, notes, ths)
+	notes, ths := pairs.LoadNotes(src), pairs.LoadThresholds(p, r)
+	verdict := pairs.WriteLoadVerdict(s.Out, notes, ths)
 	if *out != "" {
-		if err := writeLoadReport(*out, meta, r, append(notes, run.ThresholdLines(ths)...)); err != nil {
+		if err := writeLoadReport(*out, meta, r, append(notes, pairs.ThresholdLines(ths)...)); err != nil {
 			return err
 		}
 	}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
-	"github.com/perfgate/perfgate/internal/run"
 	"github.com/perfgate/perfgate/internal/store"
 )
 
@@ -28,7 +28,7 @@ type Spec struct {
 	// Head is the head arm: where its load went, its store database, and
 	// its process and commit counter for the idle control.
 	Head    Target
-	HeadArm run.Arm
+	HeadArm pairs.Arm
 	// HeadPhases are the head's measured phases (judge.Input.Head), whose
 	// answers the store-write accounting counts.
 	HeadPhases []judge.Phase

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 
 	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
-	"github.com/perfgate/perfgate/internal/run"
 )
 
 // IdleOutcome is the idle control's figures and whether its limits
@@ -19,7 +19,7 @@ type IdleOutcome = report.IdleControl
 
 // IdleControl plants the poller on the head's store database and runs the
 // control plan's idle phase beside it.
-func IdleControl(ctx context.Context, c plan.Control, v *plan.Vars, head run.Arm, dsn string, log io.Writer) (IdleOutcome, error) {
+func IdleControl(ctx context.Context, c plan.Control, v *plan.Vars, head pairs.Arm, dsn string, log io.Writer) (IdleOutcome, error) {
 	// The plan's file name is what the summary shows: the gate file names
 	// it from the tree's root (perf/busy-loop.toml), a plan from its own
 	// folder, and both are the same busy-loop.toml to a reader.
@@ -34,7 +34,7 @@ func IdleControl(ctx context.Context, c plan.Control, v *plan.Vars, head run.Arm
 	if err != nil {
 		return out, err
 	}
-	idle, ierr := run.Idle(ctx, run.Config{Plan: c.Plan, Vars: v, Arms: []run.Arm{head}, Log: log})
+	idle, ierr := pairs.Idle(ctx, pairs.Config{Plan: c.Plan, Vars: v, Arms: []pairs.Arm{head}, Log: log})
 	polls, perr := poller.Stop()
 	out.Polls = polls
 	if err := errors.Join(ierr, perr); err != nil {

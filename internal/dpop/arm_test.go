@@ -106,7 +106,7 @@ func dpopPlanDir(t *testing.T) (string, string) {
 	return planPath, keyPath
 }
 
-// TestGateArmsVerifyEveryProof runs the A/B gate (internal/run's pairs)
+// TestGateArmsVerifyEveryProof runs the A/B gate (internal/pairs)
 // over two real processes that answer 401 to any proof that fails the
 // resource server's checks; each arm gets proofs for its own URL.
 func TestGateArmsVerifyEveryProof(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
-	"github.com/perfgate/perfgate/internal/run"
+	"github.com/perfgate/perfgate/internal/pairs"
 )
 
 // The knee rule, stage by stage up the ramp: stage i is the knee when the
@@ -437,7 +437,7 @@ func thresholds(r *Report) []judge.ThresholdResult {
 		groups[i].Name = n
 	}
 	var out []judge.ThresholdResult
-	for _, t := range run.Thresholds(r.Settings.Thresholds, groups, names) {
+	for _, t := range pairs.Thresholds(r.Settings.Thresholds, groups, names) {
 		out = append(out, judge.JudgeThreshold(t))
 	}
 	return out

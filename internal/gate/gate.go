@@ -20,9 +20,9 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/host"
 	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
-	"github.com/perfgate/perfgate/internal/run"
 	"github.com/perfgate/perfgate/internal/store"
 )
 
@@ -30,7 +30,7 @@ import (
 // URL and Ready may hold @PORT@ (the arm's port) and @DIR@ (its work
 // directory).
 type ArmSpec struct {
-	Role    run.Role
+	Role    pairs.Role
 	Command []string
 	Env     []string
 	Dir     string // work directory (@DIR@); default OutDir/<role>
@@ -84,22 +84,22 @@ func VariantOf(head ArmSpec, overrides []string) (ArmSpec, error) {
 		return ArmSpec{}, exit.Refusef("the variant control starts the head's command a second time beside the head, on a port of its own, but the head's URL %s names a fixed port; write @PORT@ in it", head.URL)
 	}
 	v := head
-	v.Role = run.RoleVariant
+	v.Role = pairs.RoleVariant
 	v.Dir, v.Cwd = "", head.Cwd
 	v.Env = append(append([]string(nil), head.Env...), overrides...)
-	v.Info = report.Arm{Name: string(run.RoleVariant), Commit: head.Info.Commit, Ref: head.Info.Ref, Overrides: overrides}
+	v.Info = report.Arm{Name: string(pairs.RoleVariant), Commit: head.Info.Commit, Ref: head.Info.Ref, Overrides: overrides}
 	return v, nil
 }
 
 // Pair is the arms of a gate over a base and a head, tagged with their
 // roles.
 func Pair(base, head ArmSpec) []ArmSpec {
-	base.Role, head.Role = run.RoleBase, run.RoleHead
+	base.Role, head.Role = pairs.RoleBase, pairs.RoleHead
 	return []ArmSpec{base, head}
 }
 
 // specOf returns the spec of a role, or nil.
-func specOf(arms []ArmSpec, r run.Role) *ArmSpec {
+func specOf(arms []ArmSpec, r pairs.Role) *ArmSpec {
 	for i := range arms {
 		if arms[i].Role == r {
 			return &arms[i]
@@ -111,22 +111,22 @@ func specOf(arms []ArmSpec, r run.Role) *ArmSpec {
 // checkArms refuses arms that are not one base, one head and at most one
 // variant, and a variant the controls do not ask for or lack.
 func (o Options) checkArms() error {
-	count := map[run.Role]int{}
+	count := map[pairs.Role]int{}
 	for _, a := range o.Arms {
 		if !a.Role.Known() {
-			return fmt.Errorf("gate: an arm has role %q; the roles are %v", a.Role, run.Roles)
+			return fmt.Errorf("gate: an arm has role %q; the roles are %v", a.Role, pairs.Roles)
 		}
 		count[a.Role]++
 	}
-	if count[run.RoleBase] != 1 || count[run.RoleHead] != 1 || count[run.RoleVariant] > 1 {
+	if count[pairs.RoleBase] != 1 || count[pairs.RoleHead] != 1 || count[pairs.RoleVariant] > 1 {
 		return fmt.Errorf("gate: the arms must be one base, one head and at most one variant, not %v", count)
 	}
 	_, wants := o.Controls.Of(plan.ControlVariant)
 	switch {
-	case wants && count[run.RoleVariant] == 0:
+	case wants && count[pairs.RoleVariant] == 0:
 		c, _ := o.Controls.Of(plan.ControlVariant)
 		return exit.Refusef("%s:%d: this gate was given no variant arm for the variant control; run it with perfgate ab or run, or remove the [[control]] of kind variant", c.File, c.Line)
-	case !wants && count[run.RoleVariant] > 0:
+	case !wants && count[pairs.RoleVariant] > 0:
 		return fmt.Errorf("gate: a variant arm was given, but no [[control]] of kind variant asks for one")
 	}
 	return nil
@@ -160,7 +160,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		}
 		logf(o.Log, "%s: %s (%s)", specs[i].Role, strings.Join(specs[i].Command, " "), specs[i].URL)
 	}
-	base, head, variant := specOf(specs, run.RoleBase), specOf(specs, run.RoleHead), specOf(specs, run.RoleVariant)
+	base, head, variant := specOf(specs, pairs.RoleBase), specOf(specs, pairs.RoleHead), specOf(specs, pairs.RoleVariant)
 
 	var srv *store.Server
 	if o.Store {
@@ -193,9 +193,9 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 
 	// Every arm started is stopped on every way out, the variant too; a
 	// canceled ctx (SIGINT, SIGTERM) stops them through arms.Start as well.
-	procs := map[run.Role]*arms.Arm{}
+	procs := map[pairs.Role]*arms.Arm{}
 	defer func() {
-		for _, r := range []run.Role{run.RoleVariant, run.RoleHead, run.RoleBase} {
+		for _, r := range []pairs.Role{pairs.RoleVariant, pairs.RoleHead, pairs.RoleBase} {
 			if p := procs[r]; p != nil {
 				err = errors.Join(err, stopQuietly("the "+string(r)+" arm", p.Stop))
 			}
@@ -219,8 +219,8 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		}
 	}
 
-	runArm := func(a *ArmSpec) run.Arm {
-		ra := run.Arm{Role: a.Role, Proc: procs[a.Role], URL: a.URL, CAFile: a.CAFile}
+	runArm := func(a *ArmSpec) pairs.Arm {
+		ra := pairs.Arm{Role: a.Role, Proc: procs[a.Role], URL: a.URL, CAFile: a.CAFile}
 		if srv != nil {
 			db := a.Role.Database()
 			ra.Commits = func(ctx context.Context) (int64, error) { return srv.Commits(ctx, db) }
@@ -228,14 +228,14 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		return ra
 	}
 	headArm := runArm(head)
-	cfg := run.Config{
+	cfg := pairs.Config{
 		Plan: o.Plan, Vars: o.Vars, Seed: o.Seed, Progress: o.Progress, Log: o.Log,
-		Arms: []run.Arm{runArm(base), headArm},
+		Arms: []pairs.Arm{runArm(base), headArm},
 	}
 	if srv != nil {
 		// One held connection reads both arms' counters in one query, so
 		// a window's edges are the same instant for both.
-		counter, err := srv.Counter(ctx, run.RoleBase.Database(), run.RoleHead.Database())
+		counter, err := srv.Counter(ctx, pairs.RoleBase.Database(), pairs.RoleHead.Database())
 		if err != nil {
 			return nil, exit.Refusef("connecting to the arms' store to count transactions: %w", err)
 		}
@@ -245,10 +245,10 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 			if err != nil {
 				return nil, err
 			}
-			return map[string]int64{string(run.RoleBase): m[run.RoleBase.Database()], string(run.RoleHead): m[run.RoleHead.Database()]}, nil
+			return map[string]int64{string(pairs.RoleBase): m[pairs.RoleBase.Database()], string(pairs.RoleHead): m[pairs.RoleHead.Database()]}, nil
 		}
 	}
-	res, err := run.Gate(ctx, cfg)
+	res, err := pairs.Run(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +276,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 					return controls.Target{}, nil, err
 				}
 				return target(variant), func() error {
-					procs[run.RoleVariant] = nil
+					procs[pairs.RoleVariant] = nil
 					return p.Stop()
 				}, nil
 			}

@@ -14,9 +14,9 @@ import (
 	"github.com/perfgate/perfgate/internal/base"
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
-	"github.com/perfgate/perfgate/internal/run"
 	"github.com/perfgate/perfgate/internal/services"
 )
 
@@ -179,8 +179,8 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	o := Options{
 		Plan: p, Vars: vars, Controls: ctls, Store: pr.Store, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
 		Arms: []ArmSpec{
-			armSpec(run.RoleBase, baseArm, ports[0], report.Arm{Name: string(run.RoleBase), Commit: choice.Commit, Why: choice.Reason}),
-			armSpec(run.RoleHead, headArm, ports[1], report.Arm{Name: string(run.RoleHead), Commit: head}),
+			armSpec(pairs.RoleBase, baseArm, ports[0], report.Arm{Name: string(pairs.RoleBase), Commit: choice.Commit, Why: choice.Reason}),
+			armSpec(pairs.RoleHead, headArm, ports[1], report.Arm{Name: string(pairs.RoleHead), Commit: head}),
 		},
 	}
 	if hasVariant {
@@ -188,11 +188,11 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		// time, with its own port and folder and the control's overrides
 		// laid over the head's by the same rendering, so it differs from
 		// the head in those alone.
-		variantArm, err := headC.Render(ctx, contract.RenderOptions{Port: ports[2], Dir: filepath.Join(pr.Out, string(run.RoleVariant)), Cwd: checkoutDir, Services: headServices, Extra: variant.Overrides})
+		variantArm, err := headC.Render(ctx, contract.RenderOptions{Port: ports[2], Dir: filepath.Join(pr.Out, string(pairs.RoleVariant)), Cwd: checkoutDir, Services: headServices, Extra: variant.Overrides})
 		if err != nil {
 			return nil, fmt.Errorf("rendering the variant arm's config: %w", err)
 		}
-		o.Arms = append(o.Arms, armSpec(run.RoleVariant, variantArm, ports[2], report.Arm{Name: string(run.RoleVariant), Commit: head, Overrides: variant.Overrides}))
+		o.Arms = append(o.Arms, armSpec(pairs.RoleVariant, variantArm, ports[2], report.Arm{Name: string(pairs.RoleVariant), Commit: head, Overrides: variant.Overrides}))
 	}
 	return Run(ctx, o)
 }
@@ -226,7 +226,7 @@ func (pr Prepared) plan(head *contract.Contract) (*plan.Plan, *plan.Vars, error)
 
 // armSpec starts a rendered arm: its own environment (fixed, overrides,
 // config variable) over the minimal one the arms package passes on.
-func armSpec(role run.Role, a *contract.Arm, port int, info report.Arm) ArmSpec {
+func armSpec(role pairs.Role, a *contract.Arm, port int, info report.Arm) ArmSpec {
 	return ArmSpec{Role: role, Command: a.Command, Env: a.Env, Dir: a.Dir, Cwd: a.Cwd, Port: port, Ready: a.Ready, Info: info}
 }
 

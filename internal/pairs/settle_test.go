@@ -1,4 +1,4 @@
-package run_test
+package pairs_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
-	"github.com/perfgate/perfgate/internal/run"
 	"github.com/perfgate/perfgate/internal/store"
 	"github.com/perfgate/perfgate/internal/store/storetest"
 )
@@ -83,7 +83,7 @@ expect = 200
 			var log strings.Builder
 			reads = 0
 			start := time.Now()
-			res, err := run.Gate(context.Background(), run.Config{Plan: p, Seed: 1, Arms: []run.Arm{base, head},
+			res, err := pairs.Run(context.Background(), pairs.Config{Plan: p, Seed: 1, Arms: []pairs.Arm{base, head},
 				Counters: counters, Settle: tc.settle, StoreFlush: 1500 * time.Millisecond, Log: &log})
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package run_test
+package pairs_test
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 	"github.com/perfgate/perfgate/internal/arms"
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
-	"github.com/perfgate/perfgate/internal/run"
 	"github.com/perfgate/perfgate/internal/store/storetest"
 	"github.com/perfgate/perfgate/internal/testslot"
 )
@@ -25,7 +25,7 @@ func TestMain(m *testing.M) { os.Exit(service.RunTests(storetest.Tests(m), &exam
 
 // startArm starts the example service with knobs as one arm, stopped in
 // t.Cleanup.
-func startArm(t *testing.T, name string, knobs ...string) run.Arm {
+func startArm(t *testing.T, name string, knobs ...string) pairs.Arm {
 	t.Helper()
 	// The gate's own port picker: below the ephemeral range, where an
 	// outgoing connection cannot take the port before the arm binds it.
@@ -43,7 +43,7 @@ func startArm(t *testing.T, name string, knobs ...string) run.Arm {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Stop() })
-	return run.Arm{Role: run.Role(name), Proc: a, URL: url}
+	return pairs.Arm{Role: pairs.Role(name), Proc: a, URL: url}
 }
 
 // runGate runs a short real gate of the plan text over two example-service
@@ -73,8 +73,8 @@ func runGateWith(t *testing.T, planText string, files map[string]string, base, h
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := run.Gate(ctx, run.Config{Plan: p, Vars: v, Seed: 1,
-		Arms: []run.Arm{startArm(t, "base", base...), startArm(t, "head", head...)}})
+	res, err := pairs.Run(ctx, pairs.Config{Plan: p, Vars: v, Seed: 1,
+		Arms: []pairs.Arm{startArm(t, "base", base...), startArm(t, "head", head...)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
-// Package run drives the A/B gate over two started arms: the idle phase,
+// Package pairs drives the A/B gate over two started arms: the idle phase,
 // then the pairs, each driving both arms at once from one open-loop
 // schedule, and turns what was measured into the judge's input.
-package run
+package pairs
 
 import (
 	"context"
@@ -100,9 +100,9 @@ func (c *Config) storeFlush() time.Duration {
 	return 1500 * time.Millisecond
 }
 
-// Gate runs the idle phase and the pairs. A phase a canceled ctx cut short
-// is not judged: Gate returns the context's error wrapped as exit 2.
-func Gate(ctx context.Context, c Config) (*Result, error) {
+// Run runs the idle phase and the pairs. A phase a canceled ctx cut short
+// is not judged: Run returns the context's error wrapped as exit 2.
+func Run(ctx context.Context, c Config) (*Result, error) {
 	if err := c.pick(true); err != nil {
 		return nil, err
 	}
