@@ -26,8 +26,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/load"
-	"github.com/perfgate/perfgate/internal/store"
 )
 
 // limit is the p99 the claim holds rates to.
@@ -176,7 +176,7 @@ func storeFor(ctx context.Context, kind, dir string) ([]string, func(), error) {
 	case "postgres":
 		// PostgreSQL's defaults (fsync on): the bench measures the store a
 		// team would run.
-		s, err := store.Start(ctx, store.Options{Databases: []string{"verdictd"}, TLS: true})
+		s, err := armdb.Start(ctx, armdb.Options{Databases: []string{"verdictd"}, TLS: true})
 		if err != nil {
 			return nil, nil, fmt.Errorf("starting PostgreSQL (apt-get install postgresql): %w", err)
 		}

@@ -6,15 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/store"
-	"github.com/perfgate/perfgate/internal/store/storetest"
+	"github.com/perfgate/perfgate/internal/armdb"
+	"github.com/perfgate/perfgate/internal/armdb/armdbtest"
 )
 
 // commitsOf runs a service with knobs over db, lets do act on it, stops it
 // and returns the database's commits from before the start to after the
 // stop. Stopping closes the service's connections, and a backend that exits
 // publishes its counts, so the total is exact once it stops moving.
-func commitsOf(t *testing.T, pg *store.Server, db string, do func(r *running), knobs ...string) int64 {
+func commitsOf(t *testing.T, pg *armdb.Server, db string, do func(r *running), knobs ...string) int64 {
 	t.Helper()
 	ctx := context.Background()
 	before, err := pg.Commits(ctx, db)
@@ -34,7 +34,7 @@ func commitsOf(t *testing.T, pg *store.Server, db string, do func(r *running), k
 		t.Fatalf("stopping the service: %v", err)
 	}
 	var last int64 = -1
-	for deadline := time.Now().Add(store.FlushWait); ; {
+	for deadline := time.Now().Add(armdb.FlushWait); ; {
 		n, err := pg.Commits(ctx, db)
 		if err != nil {
 			t.Fatalf("reading the commits of %s: %v", db, err)
@@ -48,7 +48,7 @@ func commitsOf(t *testing.T, pg *store.Server, db string, do func(r *running), k
 }
 
 func TestStoreKnobs(t *testing.T) {
-	pg := storetest.Start(t, "writes_1", "writes_4", "idle_0", "idle_20", "idle_busy")
+	pg := armdbtest.Start(t, "writes_1", "writes_4", "idle_0", "idle_20", "idle_busy")
 	const posts = 10
 	post := func(r *running) {
 		for i := range posts {

@@ -112,7 +112,7 @@ func TestKilledDemoLeavesNoStoreFolder(t *testing.T) {
 	}
 	// Everything of the demo dies at once, as when its container stops:
 	// the store's janitor too, which would otherwise remove the folder
-	// the moment the demo dies (internal/store tests that).
+	// the moment the demo dies (internal/armdb tests that).
 	killJanitorOf(t, folder)
 	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)

@@ -7,12 +7,12 @@ import (
 	"io"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
-	"github.com/perfgate/perfgate/internal/store"
 )
 
 // Spec is what the checks need from a gate whose pairs have run, with its
@@ -38,7 +38,7 @@ type Spec struct {
 	// control.
 	StartVariant func(ctx context.Context) (t Target, stop func() error, err error)
 	// StoreSettle is how long the store's statistics take to show the
-	// last writes; 0 means store.FlushWait.
+	// last writes; 0 means armdb.FlushWait.
 	StoreSettle time.Duration
 	Log         io.Writer
 }
@@ -66,7 +66,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	if len(p.StoreWrites) > 0 {
 		settle := s.StoreSettle
 		if settle <= 0 {
-			settle = store.FlushWait
+			settle = armdb.FlushWait
 		}
 		if err := sleep(ctx, settle); err != nil {
 			return o, err

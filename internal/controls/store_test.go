@@ -10,10 +10,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/perfgate/perfgate/internal/armdb"
+	"github.com/perfgate/perfgate/internal/armdb/armdbtest"
 	"github.com/perfgate/perfgate/internal/controls"
 	"github.com/perfgate/perfgate/internal/plan"
-	"github.com/perfgate/perfgate/internal/store"
-	"github.com/perfgate/perfgate/internal/store/storetest"
 )
 
 // TestStoreWritesAndSQLCounter uses a real PostgreSQL: a server on
@@ -21,7 +21,7 @@ import (
 // them, and the store-write accounting compares the table's writes with
 // the answers, failing when there are fewer writes.
 func TestStoreWritesAndSQLCounter(t *testing.T) {
-	srv := storetest.Start(t, "perf_head")
+	srv := armdbtest.Start(t, "perf_head")
 	dsn := srv.DSN("perf_head")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -88,7 +88,7 @@ max_per_request = 50
 		t.Fatalf("one row per request at a limit of 50 %%: %s", r.Line())
 	}
 
-	time.Sleep(store.FlushWait) // the statistics show the inserts after a flush
+	time.Sleep(armdb.FlushWait) // the statistics show the inserts after a flush
 	w := plan.StoreWrites{Group: "emergency", Table: "accesses"}
 	for _, c := range []struct {
 		answers int64

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
-	"github.com/perfgate/perfgate/internal/store"
 )
 
 // WritesResult is the store-write accounting of one group.
@@ -39,13 +39,13 @@ func Answers(phases []judge.Phase, group string) int64 {
 
 // StoreWrites reads the table's writes in the head's store database and
 // compares them with the answers. Call it after the store's statistics
-// settled (store.FlushWait after the last request).
+// settled (armdb.FlushWait after the last request).
 func StoreWrites(ctx context.Context, w plan.StoreWrites, answers int64, dsn string) (WritesResult, error) {
 	r := WritesResult{Group: w.Group, Table: w.Table, Answers: answers}
 	if dsn == "" {
 		return r, fmt.Errorf("store writes of %s: the head has no store; run the gate with a store", w.Table)
 	}
-	n, err := store.TableWrites(ctx, dsn, w.Table)
+	n, err := armdb.TableWrites(ctx, dsn, w.Table)
 	if err != nil {
 		return r, fmt.Errorf("store writes of %s: %w", w.Table, err)
 	}

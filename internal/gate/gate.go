@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/arms"
 	"github.com/perfgate/perfgate/internal/controls"
 	"github.com/perfgate/perfgate/internal/exit"
@@ -23,7 +24,6 @@ import (
 	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
-	"github.com/perfgate/perfgate/internal/store"
 )
 
 // ArmSpec says how to start one arm, tagged with its role. Command, Env,
@@ -162,12 +162,12 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 	}
 	base, head, variant := specOf(specs, pairs.RoleBase), specOf(specs, pairs.RoleHead), specOf(specs, pairs.RoleVariant)
 
-	var srv *store.Server
+	var srv *armdb.Server
 	if o.Store {
 		storeDir := filepath.Join(o.OutDir, "store")
 		// A killed run's server died with it, but its data folder (and its
 		// private key) stayed behind.
-		removed, rerr := store.RemoveStale(storeDir, OwnerGone)
+		removed, rerr := armdb.RemoveStale(storeDir, OwnerGone)
 		for _, d := range removed {
 			logf(o.Log, "store: removed %s, left by a run whose process is gone", d)
 		}
@@ -178,7 +178,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		for _, a := range specs {
 			dbs = append(dbs, a.Role.Database())
 		}
-		srv, err = store.Start(ctx, store.Options{Dir: storeDir, Databases: dbs, TLS: true, Owner: Owner()})
+		srv, err = armdb.Start(ctx, armdb.Options{Dir: storeDir, Databases: dbs, TLS: true, Owner: Owner()})
 		if err != nil {
 			return nil, exit.Refusef("starting the arms' PostgreSQL store: %w", err)
 		}

@@ -10,18 +10,18 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/examples/service"
+	"github.com/perfgate/perfgate/internal/armdb/armdbtest"
 	"github.com/perfgate/perfgate/internal/arms"
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
-	"github.com/perfgate/perfgate/internal/store/storetest"
 	"github.com/perfgate/perfgate/internal/testslot"
 )
 
 var exampled string
 
-func TestMain(m *testing.M) { os.Exit(service.RunTests(storetest.Tests(m), &exampled)) }
+func TestMain(m *testing.M) { os.Exit(service.RunTests(armdbtest.Tests(m), &exampled)) }
 
 // startArm starts the example service with knobs as one arm, stopped in
 // t.Cleanup.

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/judge"
-	"github.com/perfgate/perfgate/internal/store"
 )
 
 // Idle runs the idle phase alone, over the head arm: the idle control's
@@ -34,7 +34,7 @@ func (c *Config) idle(ctx context.Context) (*judge.Idle, error) { return c.idleP
 // phase logs the base's rate beside the head's). With settle,
 // the window opens only once the store's counters settled: an arm that
 // just got ready may hold its start-up commits unpublished for up to
-// store.FlushWait (docs/store.md), which the window would count as idle
+// armdb.FlushWait (docs/armdb.md), which the window would count as idle
 // work.
 func (c *Config) idlePhase(ctx context.Context, settle bool) (*judge.Idle, error) {
 	ab := c.Plan.AB
@@ -42,7 +42,7 @@ func (c *Config) idlePhase(ctx context.Context, settle bool) (*judge.Idle, error
 	if settle && withStore {
 		wait := c.Settle
 		if wait <= 0 {
-			wait = store.FlushWait
+			wait = armdb.FlushWait
 		}
 		c.logf("idle: waiting %s for the store's counters to settle", wait)
 		if err := sleep(ctx, wait); err != nil {

@@ -47,7 +47,7 @@ type Config struct {
 	// each arm's Commits in turn (idle.go).
 	Counters func(ctx context.Context) (map[string]int64, error)
 	// Settle is how long the gate's idle phase waits, before its window
-	// opens, for the store's counters to settle (0: store.FlushWait).
+	// opens, for the store's counters to settle (0: armdb.FlushWait).
 	Settle time.Duration
 	// Progress gets a line per second while a phase runs; nil for none.
 	Progress io.Writer

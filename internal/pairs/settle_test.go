@@ -9,20 +9,20 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/perfgate/perfgate/internal/armdb"
+	"github.com/perfgate/perfgate/internal/armdb/armdbtest"
 	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
-	"github.com/perfgate/perfgate/internal/store"
-	"github.com/perfgate/perfgate/internal/store/storetest"
 )
 
 // An arm that committed a burst just before the idle phase and keeps its
 // session open holds those commits unpublished for up to 10 s
-// (docs/store.md). Without settling, an idle window long enough to see
+// (docs/armdb.md). Without settling, an idle window long enough to see
 // them published counts them as idle work and fails the store limit; the
-// gate's idle phase waits store.FlushWait first and sees none. Both arms'
+// gate's idle phase waits armdb.FlushWait first and sees none. Both arms'
 // counters are read through one Counters query.
 func TestIdleWindowOpensAfterTheCountersSettle(t *testing.T) {
-	srv := storetest.Start(t, "perf_base", "perf_head")
+	srv := armdbtest.Start(t, "perf_base", "perf_head")
 	counter, err := srv.Counter(context.Background(), "perf_base", "perf_head")
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ expect = 200
 			if over != tc.fail {
 				t.Errorf("%s: %.2f tx/s against the limit %g: over = %v, want %v", tc.name, idle.TxPerSec, idle.TxLimit, over, tc.fail)
 			}
-			if settled := strings.Contains(log.String(), "waiting "+store.FlushWait.String()+" for the store's counters to settle"); settled != (tc.settle == 0) {
+			if settled := strings.Contains(log.String(), "waiting "+armdb.FlushWait.String()+" for the store's counters to settle"); settled != (tc.settle == 0) {
 				t.Errorf("the log says settled = %v, want %v:\n%s", settled, tc.settle == 0, log.String())
 			}
 		})

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/armdb/armdbtest"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/report/reporttest"
-	"github.com/perfgate/perfgate/internal/store/storetest"
 	"github.com/perfgate/perfgate/internal/testbin"
 	"github.com/perfgate/perfgate/internal/verdict"
 	"github.com/perfgate/perfgate/internal/verdict/daemon"
@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(2)
 	}
-	code := storetest.Main(m)
+	code := armdbtest.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -6,7 +6,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/perfgate/perfgate/internal/store/storetest"
+	"github.com/perfgate/perfgate/internal/armdb/armdbtest"
 	"github.com/perfgate/perfgate/internal/verdict/db"
 )
 
@@ -39,9 +39,9 @@ func Open(t testing.TB, kind string) *db.DB {
 }
 
 // Postgres gives t an empty database of its own, verdictd_N, on the test
-// binary's shared PostgreSQL (storetest: the package's tests run through
-// storetest.Main) and returns its URL; it is dropped in t's Cleanup.
+// binary's shared PostgreSQL (armdbtest: the package's tests run through
+// armdbtest.Main) and returns its URL; it is dropped in t's Cleanup.
 func Postgres(t testing.TB) string {
 	t.Helper()
-	return storetest.Database(t, "verdictd")
+	return armdbtest.Database(t, "verdictd")
 }

@@ -1,4 +1,4 @@
-package storetest_test
+package armdbtest_test
 
 import (
 	"context"
@@ -10,21 +10,21 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/perfgate/perfgate/internal/store"
-	"github.com/perfgate/perfgate/internal/store/storetest"
+	"github.com/perfgate/perfgate/internal/armdb"
+	"github.com/perfgate/perfgate/internal/armdb/armdbtest"
 	"github.com/perfgate/perfgate/internal/testtier"
 )
 
-func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(armdbtest.Main(m)) }
 
 func TestStartServesArmsAndCleansUp(t *testing.T) {
 	testtier.Heavy(t, testtier.Postgres)
 	ctx := context.Background()
-	var s *store.Server
+	var s *armdb.Server
 	// A subtest's Cleanup runs when the subtest ends, so the parent can
 	// check that its databases are gone afterwards.
 	t.Run("arms", func(t *testing.T) {
-		s = storetest.Start(t, "perf_base", "perf_head")
+		s = armdbtest.Start(t, "perf_base", "perf_head")
 		for _, db := range []string{"perf_base", "perf_head"} {
 			dir := t.TempDir()
 			path, err := s.WriteDSN(db, dir)
@@ -58,7 +58,7 @@ func TestStartServesArmsAndCleansUp(t *testing.T) {
 		}
 	})
 	if s == nil {
-		t.Fatal("storetest.Start returned no server")
+		t.Fatal("armdbtest.Start returned no server")
 	}
 	// The databases went with the subtest; the server stays for the
 	// binary's next test, the same process.
@@ -74,8 +74,8 @@ func TestStartServesArmsAndCleansUp(t *testing.T) {
 	if len(s.Databases()) != 0 {
 		t.Errorf("the server still lists %v", s.Databases())
 	}
-	var again *store.Server
-	t.Run("next test", func(t *testing.T) { again = storetest.Start(t, "perf_head") })
+	var again *armdb.Server
+	t.Run("next test", func(t *testing.T) { again = armdbtest.Start(t, "perf_head") })
 	if again != s || again.PID() != s.PID() {
 		t.Errorf("the next test got another server (pid %d, first %d): one per binary", again.PID(), s.PID())
 	}
@@ -86,7 +86,7 @@ func TestStartServesArmsAndCleansUp(t *testing.T) {
 
 // Database names are unique within the binary.
 func TestDatabaseIsTheTestsOwn(t *testing.T) {
-	a, b := storetest.Database(t, "verdictd"), storetest.Database(t, "verdictd")
+	a, b := armdbtest.Database(t, "verdictd"), armdbtest.Database(t, "verdictd")
 	if a == b {
 		t.Fatalf("two Database calls gave one URL %s", a)
 	}

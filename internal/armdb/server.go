@@ -1,4 +1,4 @@
-package store
+package armdb
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 )
 
 // superuser is the role initdb makes; every DSN logs in as it (see
-// docs/store.md for why the arms are not given lesser roles).
+// docs/armdb.md for why the arms are not given lesser roles).
 const superuser = "perfgate"
 
 // Timeouts of the server's life. A fast shutdown ends sessions at once and
@@ -470,7 +470,7 @@ func (s *Server) WriteDSN(db, dir string) (string, error) {
 }
 
 // Commits is db's committed transactions so far (pg_stat_database), read
-// from the maintenance database; see Commits and docs/store.md for the lag.
+// from the maintenance database; see Commits and docs/armdb.md for the lag.
 func (s *Server) Commits(ctx context.Context, db string) (int64, error) {
 	return Commits(ctx, s.DSN("postgres"), db)
 }

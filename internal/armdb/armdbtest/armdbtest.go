@@ -1,4 +1,4 @@
-// Package storetest gives other packages' tests a real PostgreSQL: one
+// Package armdbtest gives other packages' tests a real PostgreSQL: one
 // server per test binary, started by the first test that asks and stopped
 // after the binary's last test, and databases of each test's own on it.
 // An initdb costs 1-4 s on the 2-core machine; a CREATE DATABASE costs
@@ -7,7 +7,7 @@
 // A package that uses it runs its tests through Main (or wraps its own
 // TestMain's testing.M with Tests), so the shared server is stopped when
 // the binary ends: a server outliving its test process would be a leak.
-package storetest
+package armdbtest
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/store"
+	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/testtier"
 )
 
@@ -36,7 +36,7 @@ var (
 	mainRuns atomic.Bool // Main (or Tests) runs this binary's tests
 	shared   struct {
 		sync.Mutex
-		srv *store.Server
+		srv *armdb.Server
 		dir string
 	}
 	serial atomic.Int64 // numbers Database's names within the binary
@@ -44,12 +44,12 @@ var (
 
 // Main runs m's tests and then stops the binary's shared server, if a test
 // started it, returning m's exit code (with 1 when the server would not
-// stop): func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }.
+// stop): func TestMain(m *testing.M) { os.Exit(armdbtest.Main(m)) }.
 func Main(m interface{ Run() int }) int {
 	mainRuns.Store(true)
 	code := m.Run()
 	if err := stopShared(); err != nil {
-		fmt.Fprintln(os.Stderr, "storetest:", err)
+		fmt.Fprintln(os.Stderr, "armdbtest:", err)
 		if code == 0 {
 			code = 1
 		}
@@ -68,29 +68,29 @@ func (r runner) Run() int { return Main(r.m) }
 
 // Server returns the binary's shared server, starting it on first use.
 // Its databases belong to the tests that made them (Start, Database).
-func Server(t testing.TB) *store.Server {
+func Server(t testing.TB) *armdb.Server {
 	t.Helper()
 	testtier.Heavy(t, testtier.Postgres)
 	if !mainRuns.Load() {
-		t.Fatal("storetest: this package's tests do not run through storetest.Main, so the shared PostgreSQL would outlive the test binary; add func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) } (or wrap m with storetest.Tests)")
+		t.Fatal("armdbtest: this package's tests do not run through armdbtest.Main, so the shared PostgreSQL would outlive the test binary; add func TestMain(m *testing.M) { os.Exit(armdbtest.Main(m)) } (or wrap m with armdbtest.Tests)")
 	}
 	shared.Lock()
 	defer shared.Unlock()
 	if shared.srv != nil {
 		return shared.srv
 	}
-	dir, err := os.MkdirTemp("", "storetest-")
+	dir, err := os.MkdirTemp("", "armdbtest-")
 	if err != nil {
-		t.Fatalf("storetest: a folder for the shared PostgreSQL: %v", err)
+		t.Fatalf("armdbtest: a folder for the shared PostgreSQL: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := store.Start(ctx, store.Options{Dir: dir, TLS: true, Settings: quietSettings()})
+	s, err := armdb.Start(ctx, armdb.Options{Dir: dir, TLS: true, Settings: quietSettings()})
 	if err != nil {
 		os.RemoveAll(dir)
 		t.Fatalf("starting PostgreSQL for the tests (needs initdb and postgres 15 on PATH or under /usr/lib/postgresql/15/bin, and a postgres system user when run as root; apt-get install postgresql): %v", err)
 	}
-	t.Logf("storetest: %s started in %s, shared by this binary's tests", s, s.StartTime().Round(time.Millisecond))
+	t.Logf("armdbtest: %s started in %s, shared by this binary's tests", s, s.StartTime().Round(time.Millisecond))
 	shared.srv, shared.dir = s, dir
 	return s
 }
@@ -112,24 +112,24 @@ func stopShared() error {
 // server's log tail is logged when t fails. Two tests of one binary
 // running at once must ask for different names (Database makes a unique
 // one). A missing PostgreSQL fails t in the full suite; -short skips it.
-func Start(t testing.TB, dbs ...string) *store.Server {
+func Start(t testing.TB, dbs ...string) *armdb.Server {
 	t.Helper()
 	s := Server(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := s.AddDatabases(ctx, dbs...); err != nil {
-		t.Fatalf("storetest: %v (is another test of this binary using the same name at once?)", err)
+		t.Fatalf("armdbtest: %v (is another test of this binary using the same name at once?)", err)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			if b, err := os.ReadFile(s.LogFile()); err == nil {
-				t.Logf("storetest: postgres log tail:\n%s", lastLines(string(b), 30))
+				t.Logf("armdbtest: postgres log tail:\n%s", lastLines(string(b), 30))
 			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if err := s.DropDatabases(ctx, dbs...); err != nil {
-			t.Errorf("storetest: %v", err)
+			t.Errorf("armdbtest: %v", err)
 		}
 	})
 	return s
