@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/perfgate/perfgate/internal/publish"
 	"github.com/perfgate/perfgate/internal/verdict"
 	"github.com/perfgate/perfgate/internal/verdict/db/dbtest"
+	"github.com/perfgate/perfgate/internal/verdict/publish"
 )
 
 // github is the little of GitHub's REST API the service's publishing
@@ -100,7 +100,7 @@ func newGitHub(t *testing.T) (*github, string) {
 	return g, srv.URL + "/api-v3/"
 }
 
-// TestPublishingThroughGoGitHub runs the service with internal/publish
+// TestPublishingThroughGoGitHub runs the service with internal/verdict/publish
 // against GitHub's JSON shapes: a retried run makes one check on the head
 // SHA, in progress then completed; a re-run of the pull request starts a
 // new check of the same name (a completed one is not reopened; GitHub

@@ -54,7 +54,7 @@ type Outcome struct {
 }
 
 // Publisher is where verdicts go: GitHub's checks, PR comments and release
-// bodies. internal/publish implements it with go-github; the domain only
+// bodies. internal/verdict/publish implements it with go-github; the domain only
 // knows this port, so its tests can record what was published.
 type Publisher interface {
 	// CheckInProgress creates the named check on t.SHA, or finds the one

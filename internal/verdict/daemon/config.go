@@ -14,10 +14,10 @@ import (
 
 	"github.com/perfgate/perfgate/internal/attempts"
 	"github.com/perfgate/perfgate/internal/exit"
-	"github.com/perfgate/perfgate/internal/publish"
 	"github.com/perfgate/perfgate/internal/verdict"
 	"github.com/perfgate/perfgate/internal/verdict/db"
 	"github.com/perfgate/perfgate/internal/verdict/httpapi"
+	"github.com/perfgate/perfgate/internal/verdict/publish"
 )
 
 // EnvPrefix starts the environment variable of each flag.
@@ -97,7 +97,7 @@ func serveFlags(fs *flag.FlagSet, c *config, s IO) {
 	fs.IntVar(&c.learn.MinAttempts, "learn-min", verdict.DefaultLearnMin, "the fewest `attempts` on a model before history may mark it")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&c.shutdown, "shutdown-grace", 30*time.Second, "how long in-flight requests may take to finish after SIGTERM")
-	// The GitHub settings default to internal/publish's own variables;
+	// The GitHub settings default to internal/verdict/publish's own variables;
 	// the token is read from PERFGATE_GITHUB_TOKEN only, never a flag, so
 	// it is not in the process list.
 	env := publish.SettingsFromEnv(s.env)

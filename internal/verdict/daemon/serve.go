@@ -12,10 +12,10 @@ import (
 
 	"github.com/perfgate/perfgate/internal/attempts"
 	"github.com/perfgate/perfgate/internal/exit"
-	"github.com/perfgate/perfgate/internal/publish"
 	"github.com/perfgate/perfgate/internal/verdict"
 	"github.com/perfgate/perfgate/internal/verdict/db"
 	"github.com/perfgate/perfgate/internal/verdict/httpapi"
+	"github.com/perfgate/perfgate/internal/verdict/publish"
 )
 
 func serve(ctx context.Context, args []string, s IO) error {
