@@ -24,7 +24,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/perfgate/perfgate/examples/service"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -32,6 +31,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/exampleservice"
 
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/judge"
@@ -182,7 +183,7 @@ func measureAll(ctx context.Context, o options) error {
 	defer os.RemoveAll(tmp)
 	bin := ""
 	if o.target == "example" {
-		if bin, err = service.Build(ctx, tmp); err != nil {
+		if bin, err = exampleservice.Build(ctx, tmp); err != nil {
 			return err
 		}
 	}

@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/examples/service"
 	"github.com/perfgate/perfgate/internal/base/gittest"
+	"github.com/perfgate/perfgate/internal/exampleservice"
 	"github.com/perfgate/perfgate/internal/host"
 	"github.com/perfgate/perfgate/internal/services"
 	"github.com/perfgate/perfgate/internal/services/servicetest"
@@ -218,7 +218,7 @@ func (r *runner) noteRunIDs(out string) {
 func fixture(t *testing.T, buildImage, depImage string, port int) *gittest.Repo {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "exampled")
-	gobuild := exec.Command("go", "build", "-o", bin, service.Package)
+	gobuild := exec.Command("go", "build", "-o", bin, exampleservice.Package)
 	gobuild.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := gobuild.CombinedOutput(); err != nil {
 		t.Fatalf("building the example service: %v\n%s", err, out)

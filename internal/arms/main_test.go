@@ -3,7 +3,6 @@ package arms
 import (
 	"context"
 	"fmt"
-	"github.com/perfgate/perfgate/examples/service"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/exampleservice"
 )
 
 // exampled is the example service, built once for this test binary.
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) {
 		burnHelper(d)
 		return
 	}
-	os.Exit(service.RunTests(m, &exampled))
+	os.Exit(exampleservice.RunTests(m, &exampled))
 }
 
 // freeAddr returns a loopback address nothing listens on right now.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"flag"
 
-	"github.com/perfgate/perfgate/examples/service"
+	"github.com/perfgate/perfgate/internal/exampleservice"
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
@@ -22,7 +22,7 @@ func init() {
 }
 
 func runExampleService(ctx context.Context, s *IO, args []string) error {
-	err := service.Main(ctx, args, s.Out, s.Err)
+	err := exampleservice.Main(ctx, args, s.Out, s.Err)
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return err
 	}

@@ -2,11 +2,12 @@ package cli
 
 import (
 	"context"
-	"github.com/perfgate/perfgate/examples/service"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/internal/exampleservice"
 
 	"github.com/perfgate/perfgate/internal/base/gittest"
 	"github.com/perfgate/perfgate/internal/exit"
@@ -16,7 +17,7 @@ import (
 // buildExampled builds the example service into a folder of the test's.
 func buildExampled(t *testing.T) string {
 	t.Helper()
-	bin, err := service.Build(context.Background(), t.TempDir())
+	bin, err := exampleservice.Build(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

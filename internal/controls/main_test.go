@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	exampleservice "github.com/perfgate/perfgate/examples/service"
 	"github.com/perfgate/perfgate/internal/armdb/armdbtest"
+	"github.com/perfgate/perfgate/internal/exampleservice"
 )
 
 // exampled is the example service, built once for the package's tests.

@@ -2,12 +2,13 @@ package gate
 
 import (
 	"context"
-	exampleservice "github.com/perfgate/perfgate/examples/service"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/exampleservice"
 
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/judge"

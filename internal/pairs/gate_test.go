@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/examples/service"
 	"github.com/perfgate/perfgate/internal/armdb/armdbtest"
 	"github.com/perfgate/perfgate/internal/arms"
+	"github.com/perfgate/perfgate/internal/exampleservice"
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/pairs"
@@ -21,7 +21,7 @@ import (
 
 var exampled string
 
-func TestMain(m *testing.M) { os.Exit(service.RunTests(armdbtest.Tests(m), &exampled)) }
+func TestMain(m *testing.M) { os.Exit(exampleservice.RunTests(armdbtest.Tests(m), &exampled)) }
 
 // startArm starts the example service with knobs as one arm, stopped in
 // t.Cleanup.

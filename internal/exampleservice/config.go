@@ -3,7 +3,7 @@
 // writes, background work, stalls, wrong statuses), so `perfgate demo`
 // and the tests can give one arm a known regression and check that the gate
 // catches it. docs/example-service.md describes every knob.
-package service
+package exampleservice
 
 import (
 	"errors"

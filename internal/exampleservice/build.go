@@ -1,4 +1,4 @@
-package service
+package exampleservice
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 )
 
 // Package is the example service's main package, for `go build`.
-const Package = "github.com/perfgate/perfgate/examples/service/cmd/exampled"
+const Package = "github.com/perfgate/perfgate/internal/exampleservice/cmd/exampled"
 
 // Build compiles the example service into dir and returns the binary's
 // path, for tests and benchmarks that start it as a real process (the

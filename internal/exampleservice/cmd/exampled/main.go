@@ -12,12 +12,12 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/perfgate/perfgate/examples/service"
+	"github.com/perfgate/perfgate/internal/exampleservice"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := service.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	err := exampleservice.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if errors.Is(err, flag.ErrHelp) {
 		return
