@@ -61,8 +61,8 @@ const (
 // SIGTERM.
 const CanceledGrace = time.Second
 
-// Arm is one running build. All methods are safe for concurrent use.
-type Arm struct {
+// Process is one running build. All methods are safe for concurrent use.
+type Process struct {
 	ctx     context.Context // Start's; once done, Stop waits CanceledGrace at most
 	spec    Spec
 	cmd     *exec.Cmd
@@ -99,7 +99,7 @@ type Arm struct {
 // before it is ready, or is not ready within ReadyTimeout, is stopped (its
 // whole process group) and reported as exit 2 with the tail of its log.
 // ctx bounds the arm's whole life: when it ends the arm is stopped as by Stop.
-func Start(ctx context.Context, s Spec) (*Arm, error) {
+func Start(ctx context.Context, s Spec) (*Process, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ func Start(ctx context.Context, s Spec) (*Arm, error) {
 		}
 		return nil, exit.Refusef("starting arm %s (%s): %w", s.Name, strings.Join(s.Command, " "), err)
 	}
-	a := &Arm{
+	a := &Process{
 		spec: s, ctx: ctx, cmd: cmd, log: log, logPath: logPath, pgid: cmd.Process.Pid,
 		exited: make(chan struct{}), stopped: make(chan struct{}), quit: make(chan struct{}),
 		watch: make(chan struct{}), seen: map[procKey]procStat{}, ever: map[procKey]procStat{}, cookie: cookie,
@@ -234,7 +234,7 @@ func sanitize(name string) string {
 }
 
 // wait reaps the root and records why it ended.
-func (a *Arm) wait() {
+func (a *Process) wait() {
 	err := a.cmd.Wait()
 	a.mu.Lock()
 	a.rootGone = true
@@ -256,13 +256,13 @@ func (a *Arm) wait() {
 }
 
 // Done is closed once the arm's process has exited, for any reason.
-func (a *Arm) Done() <-chan struct{} { return a.exited }
+func (a *Process) Done() <-chan struct{} { return a.exited }
 
 // Err says why the arm exited when it exited on its own (exit 2, with the
 // tail of its log); nil while it runs or when Stop ended it.
-func (a *Arm) Err() error { return a.exitError("while it should be serving") }
+func (a *Process) Err() error { return a.exitError("while it should be serving") }
 
-func (a *Arm) exitError(when string) error {
+func (a *Process) exitError(when string) error {
 	a.mu.Lock()
 	cause := a.exitCause
 	a.mu.Unlock()
@@ -274,15 +274,15 @@ func (a *Arm) exitError(when string) error {
 }
 
 // PID is the arm's root process id (also its process group id).
-func (a *Arm) PID() int { return a.root.pid }
+func (a *Process) PID() int { return a.root.pid }
 
 // LogPath is the file holding the arm's stdout and stderr.
-func (a *Arm) LogPath() string { return a.logPath }
+func (a *Process) LogPath() string { return a.logPath }
 
 // LogTail returns the last n lines of the arm's log. Once the arm has
 // exited it first lets the redacting copier write what the arm left in the
 // pipe, so the tail holds the arm's last words.
-func (a *Arm) LogTail(n int) string {
+func (a *Process) LogTail(n int) string {
 	if a.copied != nil {
 		select {
 		case <-a.exited:

@@ -41,7 +41,7 @@ func freeAddr(t *testing.T) string {
 }
 
 // startArm starts s and stops it when the test ends.
-func startArm(t *testing.T, s Spec) *Arm {
+func startArm(t *testing.T, s Spec) *Process {
 	t.Helper()
 	if s.LogPath == "" {
 		s.LogPath = filepath.Join(t.TempDir(), s.Name+".log")
@@ -60,7 +60,7 @@ func startArm(t *testing.T, s Spec) *Arm {
 
 // startExample starts the example service with knobs; it returns the arm
 // and the service's base URL.
-func startExample(t *testing.T, knobs ...string) (*Arm, string) {
+func startExample(t *testing.T, knobs ...string) (*Process, string) {
 	t.Helper()
 	addr := freeAddr(t)
 	a := startArm(t, Spec{
@@ -97,7 +97,7 @@ func running(pid int) bool {
 
 // waitLog waits until the log holds a line starting with prefix and returns
 // the rest of that line.
-func waitLog(t *testing.T, a *Arm, prefix string) string {
+func waitLog(t *testing.T, a *Process, prefix string) string {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -112,7 +112,7 @@ func waitLog(t *testing.T, a *Arm, prefix string) string {
 	return ""
 }
 
-func pidFromLog(t *testing.T, a *Arm, prefix string) int {
+func pidFromLog(t *testing.T, a *Process, prefix string) int {
 	t.Helper()
 	s := waitLog(t, a, prefix)
 	pid, err := strconv.Atoi(s)

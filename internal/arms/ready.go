@@ -67,7 +67,7 @@ func parseReady(name, ready string) (probe, error) {
 
 // waitReady polls the probe until it passes, the arm exits, the timeout
 // passes or ctx ends.
-func (a *Arm) waitReady(ctx context.Context, p probe) error {
+func (a *Process) waitReady(ctx context.Context, p probe) error {
 	if p == nil {
 		select {
 		case <-a.exited:
@@ -110,7 +110,7 @@ func (a *Arm) waitReady(ctx context.Context, p probe) error {
 	}
 }
 
-func (a *Arm) earlyExit() error {
+func (a *Process) earlyExit() error {
 	if err := a.exitError("before it was ready"); err != nil {
 		return err
 	}

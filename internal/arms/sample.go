@@ -13,7 +13,7 @@ import (
 // that vanished while its last known parent was outside the tree (an orphan
 // re-parented to init) was reaped by someone else: its last-seen time would
 // fall out of every counter, so it is kept in a.lost.
-func (a *Arm) snapshot() {
+func (a *Process) snapshot() {
 	if a.rootGone {
 		return
 	}
@@ -56,7 +56,7 @@ func (a *Arm) snapshot() {
 }
 
 // sample refreshes the counters every SampleEvery until Stop or ctx.
-func (a *Arm) sample(ctx context.Context) {
+func (a *Process) sample(ctx context.Context) {
 	defer a.sampler.Done()
 	t := time.NewTicker(a.spec.SampleEvery)
 	defer t.Stop()
@@ -79,7 +79,7 @@ func (a *Arm) sample(ctx context.Context) {
 // CPU is the cumulative CPU time (user+system) of the arm's process and all
 // its descendants, live or reaped, since it started. It never decreases.
 // Resolution is the kernel's clock tick (10ms).
-func (a *Arm) CPU() time.Duration {
+func (a *Process) CPU() time.Duration {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.snapshot()
@@ -88,7 +88,7 @@ func (a *Arm) CPU() time.Duration {
 
 // RSS is the current resident memory of the arm's tree in bytes (the sum of
 // its processes' RSS; pages shared between them count once per process).
-func (a *Arm) RSS() int64 {
+func (a *Process) RSS() int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.rootGone {
@@ -99,7 +99,7 @@ func (a *Arm) RSS() int64 {
 }
 
 // ResetPeak starts a new peak window at the current resident memory.
-func (a *Arm) ResetPeak() {
+func (a *Process) ResetPeak() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.peak = 0
@@ -113,7 +113,7 @@ func (a *Arm) ResetPeak() {
 // ResetPeak (or since Start): the highest sample, raised to the root
 // process's own kernel-kept peak (VmHWM) so a spike between two samples of
 // a single-process service is not missed.
-func (a *Arm) Peak() int64 {
+func (a *Process) Peak() int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.snapshot()

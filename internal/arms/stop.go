@@ -27,7 +27,7 @@ func newCookie(name string) string {
 // remember adds the current tree to every member ever seen, and forgets
 // those no longer running, which need no signal (a pid seen again with
 // another start time is another process). Called with a.mu held.
-func (a *Arm) remember(all []procStat, cur map[procKey]procStat) {
+func (a *Process) remember(all []procStat, cur map[procKey]procStat) {
 	for k, p := range cur {
 		a.ever[k] = p
 	}
@@ -46,7 +46,7 @@ func (a *Arm) remember(all []procStat, cur map[procKey]procStat) {
 
 // members is what Stop signals: every process ever seen in the tree and
 // still running, and every process carrying the arm's cookie.
-func (a *Arm) members() []procKey {
+func (a *Process) members() []procKey {
 	set := map[procKey]bool{}
 	a.mu.Lock()
 	for k := range a.seen {
@@ -98,13 +98,13 @@ func carriers(cookie string) []procKey {
 // has passed with any still running; it waits for the root to be reaped and
 // the sampler to end. Safe to call more than once and from several
 // goroutines.
-func (a *Arm) Stop() error {
+func (a *Process) Stop() error {
 	a.stopOnce.Do(a.stop)
 	<-a.watch
 	return a.stopErr
 }
 
-func (a *Arm) stop() {
+func (a *Process) stop() {
 	defer close(a.stopped)
 	a.mu.Lock()
 	a.stopping = true
@@ -145,7 +145,7 @@ func (a *Arm) stop() {
 
 // signalAll signals the process group, then each member that is outside it
 // (a descendant that called setsid or setpgid).
-func (a *Arm) signalAll(members []procKey, sig syscall.Signal) {
+func (a *Process) signalAll(members []procKey, sig syscall.Signal) {
 	_ = syscall.Kill(-a.pgid, sig)
 	for _, k := range members {
 		if p, ok := readStat(k.pid); ok && p.start == k.start && p.pgrp != a.pgid {
@@ -157,7 +157,7 @@ func (a *Arm) signalAll(members []procKey, sig syscall.Signal) {
 // anyAlive reports whether a member of the group or of the last-seen tree
 // is still running. Zombies count as ended: they run nothing, and the
 // orphaned ones are reaped by init, not by us.
-func (a *Arm) anyAlive(members []procKey) bool {
+func (a *Process) anyAlive(members []procKey) bool {
 	for _, k := range members {
 		if p, ok := readStat(k.pid); ok && p.start == k.start && p.alive() {
 			return true

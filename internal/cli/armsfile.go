@@ -46,7 +46,7 @@ type armsFileArm struct {
 // spec is the arm's spec, tagged with its role (the table it came from).
 func (a armsFileArm) spec(role pairs.Role) gate.ArmSpec {
 	s := gate.ArmSpec{Role: role, Command: a.Command, Dir: a.Dir, Port: a.Port, URL: a.URL, Ready: a.Ready, CAFile: a.CAFile,
-		Info: report.Arm{Name: string(role), Commit: a.Commit}}
+		Info: report.Build{Name: string(role), Commit: a.Commit}}
 	keys := make([]string, 0, len(a.Env))
 	for k := range a.Env {
 		keys = append(keys, k)

@@ -46,7 +46,7 @@ func TestRenamedKeyEachArmBootsWithItsOwnContract(t *testing.T) {
 		"perf-base": {"emergency.threshold=7", "usage.enabled=false"},
 		"perf-head": {"emergency.limit=9", "usage.enabled=false"},
 	}
-	rendered := map[string]*Arm{}
+	rendered := map[string]*Rendered{}
 	contracts := map[string]*Contract{}
 	for name := range arms {
 		c, err := LoadArm(filepath.Join(target, name))

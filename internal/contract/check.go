@@ -20,7 +20,7 @@ const checkTimeout = 2 * time.Minute
 // CheckConfig runs the contract's check command over the arm's rendered
 // config and overrides before any load. A refusal is exit 2 naming each
 // unknown key the output names, or quoting the refusal when it names none.
-func (c *Contract) CheckConfig(ctx context.Context, a *Arm, commit string) error {
+func (c *Contract) CheckConfig(ctx context.Context, a *Rendered, commit string) error {
 	if len(a.Check) == 0 {
 		return fmt.Errorf("checking %s: the arm has no check command (was it rendered?)", c.Config)
 	}

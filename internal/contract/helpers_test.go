@@ -101,7 +101,7 @@ func freePort(t *testing.T) int {
 
 // startArm starts a rendered arm and waits for its ready probe; the process
 // is ended when the test ends.
-func startArm(t *testing.T, c *Contract, a *Arm) {
+func startArm(t *testing.T, c *Contract, a *Rendered) {
 	t.Helper()
 	cmd := exec.Command(a.Command[0], a.Command[1:]...)
 	cmd.Env = c.Environ(os.Environ(), a)

@@ -38,8 +38,8 @@ type RenderOptions struct {
 	Extra []string
 }
 
-// Arm is one arm ready to check and start.
-type Arm struct {
+// Rendered is one arm ready to check and start.
+type Rendered struct {
 	ConfigPath string   // the rendered config, absolute
 	Env        []string // KEY=VALUE: fixed env, then overrides, then ConfigEnv; add to Environ's base
 	Command    []string // argv that starts the service
@@ -53,7 +53,7 @@ type Arm struct {
 // becomes o.Port and @DIR@ o.Dir. The overrides come from the override file,
 // or, in a tree without it, from the legacy function. Anything else refused
 // is exit 2 naming file and line.
-func (c *Contract) Render(ctx context.Context, o RenderOptions) (*Arm, error) {
+func (c *Contract) Render(ctx context.Context, o RenderOptions) (*Rendered, error) {
 	if o.Port <= 0 || o.Port > 65535 {
 		return nil, fmt.Errorf("rendering %s: port %d is not a TCP port", c.Config, o.Port)
 	}
@@ -87,7 +87,7 @@ func (c *Contract) Render(ctx context.Context, o RenderOptions) (*Arm, error) {
 	if o.Rewrite != nil {
 		rendered = o.Rewrite(rendered)
 	}
-	a := &Arm{Dir: dir, Cwd: dir, ConfigPath: filepath.Join(dir, path.Base(filepath.ToSlash(c.Config)))}
+	a := &Rendered{Dir: dir, Cwd: dir, ConfigPath: filepath.Join(dir, path.Base(filepath.ToSlash(c.Config)))}
 	if o.Cwd != "" {
 		if a.Cwd, err = filepath.Abs(o.Cwd); err != nil {
 			return nil, fmt.Errorf("rendering %s: %w", c.Config, err)
@@ -252,7 +252,7 @@ func lineOf(data []byte, name string) int {
 // Environ is the environment an arm's process runs with: base (usually
 // os.Environ()) without any variable of the prefix or ConfigEnv, so nothing
 // the CI job exported leaks into an arm, followed by the arm's own.
-func (c *Contract) Environ(base []string, a *Arm) []string {
+func (c *Contract) Environ(base []string, a *Rendered) []string {
 	var drop []string
 	if c.ConfigEnv != "" {
 		drop = append(drop, c.ConfigEnv)

@@ -39,7 +39,7 @@ type ArmSpec struct {
 	URL     string // where the load goes; default http://127.0.0.1:@PORT@
 	Ready   string // ready probe: a URL, a path on URL, or tcp://; default URL
 	CAFile  string
-	Info    report.Arm
+	Info    report.Build
 }
 
 // Options is one gate run.
@@ -87,7 +87,7 @@ func VariantOf(head ArmSpec, overrides []string) (ArmSpec, error) {
 	v.Role = pairs.RoleVariant
 	v.Dir, v.Cwd = "", head.Cwd
 	v.Env = append(append([]string(nil), head.Env...), overrides...)
-	v.Info = report.Arm{Name: string(pairs.RoleVariant), Commit: head.Info.Commit, Ref: head.Info.Ref, Overrides: overrides}
+	v.Info = report.Build{Name: string(pairs.RoleVariant), Commit: head.Info.Commit, Ref: head.Info.Ref, Overrides: overrides}
 	return v, nil
 }
 
@@ -193,7 +193,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 
 	// Every arm started is stopped on every way out, the variant too; a
 	// canceled ctx (SIGINT, SIGTERM) stops them through arms.Start as well.
-	procs := map[pairs.Role]*arms.Arm{}
+	procs := map[pairs.Role]*arms.Process{}
 	defer func() {
 		for _, r := range []pairs.Role{pairs.RoleVariant, pairs.RoleHead, pairs.RoleBase} {
 			if p := procs[r]; p != nil {
@@ -201,7 +201,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 			}
 		}
 	}()
-	start := func(ctx context.Context, a *ArmSpec) (*arms.Arm, error) {
+	start := func(ctx context.Context, a *ArmSpec) (*arms.Process, error) {
 		p, err := arms.Start(ctx, arms.Spec{
 			Name: string(a.Role), Command: a.Command, Env: a.Env, Dir: a.Cwd,
 			LogPath: filepath.Join(o.OutDir, string(a.Role)+".log"), Ready: a.Ready, ReadyTimeout: o.ReadyTimeout,

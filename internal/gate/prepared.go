@@ -179,8 +179,8 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	o := Options{
 		Plan: p, Vars: vars, Controls: ctls, Store: pr.Store, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
 		Arms: []ArmSpec{
-			armSpec(pairs.RoleBase, baseArm, ports[0], report.Arm{Name: string(pairs.RoleBase), Commit: choice.Commit, Why: choice.Reason}),
-			armSpec(pairs.RoleHead, headArm, ports[1], report.Arm{Name: string(pairs.RoleHead), Commit: head}),
+			armSpec(pairs.RoleBase, baseArm, ports[0], report.Build{Name: string(pairs.RoleBase), Commit: choice.Commit, Why: choice.Reason}),
+			armSpec(pairs.RoleHead, headArm, ports[1], report.Build{Name: string(pairs.RoleHead), Commit: head}),
 		},
 	}
 	if hasVariant {
@@ -192,7 +192,7 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("rendering the variant arm's config: %w", err)
 		}
-		o.Arms = append(o.Arms, armSpec(pairs.RoleVariant, variantArm, ports[2], report.Arm{Name: string(pairs.RoleVariant), Commit: head, Overrides: variant.Overrides}))
+		o.Arms = append(o.Arms, armSpec(pairs.RoleVariant, variantArm, ports[2], report.Build{Name: string(pairs.RoleVariant), Commit: head, Overrides: variant.Overrides}))
 	}
 	return Run(ctx, o)
 }
@@ -226,7 +226,7 @@ func (pr Prepared) plan(head *contract.Contract) (*plan.Plan, *plan.Vars, error)
 
 // armSpec starts a rendered arm: its own environment (fixed, overrides,
 // config variable) over the minimal one the arms package passes on.
-func armSpec(role pairs.Role, a *contract.Arm, port int, info report.Arm) ArmSpec {
+func armSpec(role pairs.Role, a *contract.Rendered, port int, info report.Build) ArmSpec {
 	return ArmSpec{Role: role, Command: a.Command, Env: a.Env, Dir: a.Dir, Cwd: a.Cwd, Port: port, Ready: a.Ready, Info: info}
 }
 

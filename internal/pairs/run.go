@@ -22,7 +22,7 @@ import (
 type Arm struct {
 	Role    Role
 	Name    string
-	Proc    *arms.Arm
+	Proc    *arms.Process
 	URL     string
 	CAFile  string
 	Commits func(ctx context.Context) (int64, error)

@@ -223,11 +223,11 @@ func short(commit string) string {
 // armLine is "`abc123` (main): why".
 // variantLine says what the variant control's third arm was: the head's
 // build with the control's overrides.
-func variantLine(a Arm) string {
+func variantLine(a Build) string {
 	return fmt.Sprintf("the head's build with %s (the variant control; it must fail its counter)", strings.Join(a.Overrides, " "))
 }
 
-func armLine(a Arm) string {
+func armLine(a Build) string {
 	var b strings.Builder
 	if a.Commit != "" {
 		fmt.Fprintf(&b, "`%s`", short(a.Commit))

@@ -21,10 +21,10 @@ import (
 // reads. Bump it when a field changes meaning or goes away.
 const Version = 1
 
-// Arm names one build: its name, which is its role ("base", "head",
+// Build names one build: its name, which is its role ("base", "head",
 // "variant"), commit, ref and why it was chosen. A variant arm is the
 // head's build started with Overrides added (the variant control).
-type Arm struct {
+type Build struct {
 	Name      string   `json:"name"`
 	Commit    string   `json:"commit,omitempty"`
 	Ref       string   `json:"ref,omitempty"`
@@ -75,11 +75,11 @@ type Report struct {
 	Version int       `json:"version"`
 	Tool    string    `json:"tool"`
 	Created time.Time `json:"created"`
-	Base    Arm       `json:"base"`
-	Head    Arm       `json:"head"`
+	Base    Build     `json:"base"`
+	Head    Build     `json:"head"`
 	// Variant is the third arm the variant control started, nil when none
 	// ran; reports from before it carry none.
-	Variant  *Arm     `json:"variant,omitempty"`
+	Variant  *Build   `json:"variant,omitempty"`
 	BaseNote string   `json:"base_note,omitempty"`
 	Settings Settings `json:"settings"`
 	// Attempt is the attempt job's own number (1, 2, 3) and RunAttempt

@@ -123,7 +123,7 @@ func TestReadOldReportKeepsTheSeedRule(t *testing.T) {
 // them (every report before them) still reads, with no controls to apply.
 func TestVariantAndControlsRoundTrip(t *testing.T) {
 	r := reporttest.Pass()
-	r.Variant = &report.Arm{Name: "variant", Commit: r.Head.Commit, Overrides: []string{"EXAMPLED_TOKEN_CACHE=false"}}
+	r.Variant = &report.Build{Name: "variant", Commit: r.Head.Commit, Overrides: []string{"EXAMPLED_TOKEN_CACHE=false"}}
 	counter := report.CounterResult{Counter: "exchanges", Arm: "variant", Sent: 200, Before: 3, After: 203, MaxPerRequest: 0.05, Fail: true}
 	r.Controls = &report.Controls{Variant: &counter, Writes: []report.WritesResult{{Group: "create", Table: "items", Answers: 40, Writes: 44}}}
 	r.Controls.AddControl(counter.Fail, "variant control: "+counter.Line())
