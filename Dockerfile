@@ -4,12 +4,18 @@
 # server binaries (the arms' store), bash (builds and legacy contracts) and
 # tini (signals passed on, children reaped).
 #
+# Debian trixie (13): its docker CLI (26.1, API 1.45) and compose v2 (2.26)
+# are new enough for Docker Engine 29, which refuses clients under API 1.44
+# ("client version 1.41 is too old", GitHub's Ubuntu runner images move to
+# it), and negotiate down to older engines (20.10, API 1.41, is tested).
+# Bookworm's are 20.10 and the Python docker-compose 1.29.
+#
 # Both base images are build arguments, so the image builds where no
 # registry is reachable (docs/action.md): BUILD_IMAGE needs Go unless the
 # build context carries a perfgate already built as prebuilt/perfgate (for
 # example `go build -ldflags "-X ...Version=v1.2.3" -o prebuilt/perfgate`).
-ARG BUILD_IMAGE=golang:1.26-bookworm
-ARG BASE_IMAGE=debian:bookworm-slim
+ARG BUILD_IMAGE=golang:1.26-trixie
+ARG BASE_IMAGE=debian:trixie-slim
 
 FROM ${BUILD_IMAGE} AS build
 # VERSION is what `perfgate version` prints. The runner builds `image:
@@ -29,15 +35,14 @@ RUN set -eu; mkdir -p /out; \
     fi
 
 FROM ${BASE_IMAGE}
-# Debian packages the docker CLI with the engine: the engine's binaries
-# (about 160 MB) are removed, the action drives the runner's engine through
-# its socket. So is the cluster the postgresql package creates: the gate
-# makes its own (initdb) for each run.
+# The docker CLI alone (docker-cli, not the engine: the action drives the
+# runner's engine through its socket) and compose v2. The cluster the
+# postgresql package creates is dropped: the gate makes its own (initdb)
+# for each run.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      bash ca-certificates git docker.io docker-compose postgresql tini \
+      bash ca-certificates git docker-cli docker-compose postgresql tini \
  && rm -rf /var/lib/apt/lists/* /usr/share/doc/* /usr/share/man/* \
- && rm -f /usr/sbin/dockerd /usr/sbin/runc /usr/sbin/docker-proxy /usr/bin/containerd* /usr/bin/docker-proxy \
  && pg_lsclusters -h | while read -r version name _; do pg_dropcluster --stop "$version" "$name"; done
 # The runner's checkout belongs to the runner's user, not to this image's
 # root: without this git refuses it ("dubious ownership").

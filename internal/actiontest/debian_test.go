@@ -13,12 +13,19 @@ import (
 	"github.com/perfgate/perfgate/internal/testtier"
 )
 
+// debianSuite is the Debian release the action's image is built on:
+// trixie (13), whose docker.io (26.1, API 1.45) and docker-compose (2.26,
+// the compose v2 plugin) speak to Docker Engine 29, which refuses clients
+// under API 1.44; bookworm's are 20.10 (API 1.41) and 1.29. The machine's
+// mirror serves it, and bookworm's debootstrap has its script.
+const debianSuite = "trixie"
+
 // debianBaseTag names the Debian base image the tests build the action's
 // image on. There is no image registry on the test machines, so it is made
 // from Debian packages once per machine and then found by its tag.
-const debianBaseTag = "perfgate-test/debian:bookworm-minbase"
+const debianBaseTag = "perfgate-test/debian:" + debianSuite + "-minbase"
 
-// debianBase returns the tag of a minimal Debian bookworm image, making it
+// debianBase returns the tag of a minimal Debian image, making it
 // with debootstrap and docker import when the engine does not have it yet.
 // A lock file keeps two test processes from making it at once.
 func debianBase(t *testing.T) string {
@@ -44,7 +51,7 @@ func debianBase(t *testing.T) string {
 	mirror := debianMirror(t, "/etc/apt/sources.list.d/debian.sources")
 	dir := t.TempDir()
 	start := time.Now()
-	run(t, 10*time.Minute, "debootstrap", "--variant=minbase", "bookworm", dir, mirror)
+	run(t, 10*time.Minute, "debootstrap", "--variant=minbase", debianSuite, dir, mirror)
 	cmd := exec.Command("bash", "-c", `tar -C "$1" -c . | docker import - "$2"`, "import", dir, debianBaseTag)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("docker import of the Debian base: %v\n%s", err, out)
@@ -54,7 +61,7 @@ func debianBase(t *testing.T) string {
 }
 
 // debianMirror reads the first URIs of a deb822 sources file whose suites
-// include bookworm: the machine's own apt mirror.
+// include bookworm: the machine's own apt mirror, which serves trixie too.
 func debianMirror(t *testing.T, path string) string {
 	t.Helper()
 	f, err := os.Open(path)
@@ -113,7 +120,7 @@ func TestDebianBase(t *testing.T) {
 	testtier.Heavy(t, testtier.Debootstrap)
 	tag := debianBase(t)
 	out := run(t, time.Minute, "docker", "run", "--rm", tag, "cat", "/etc/debian_version")
-	if !strings.HasPrefix(strings.TrimSpace(out), "12.") {
-		t.Errorf("the base image is not bookworm: /etc/debian_version says %q", out)
+	if !strings.HasPrefix(strings.TrimSpace(out), "13.") {
+		t.Errorf("the base image is not trixie (13): /etc/debian_version says %q", out)
 	}
 }

@@ -1,9 +1,11 @@
 package actiontest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -98,12 +100,45 @@ func TestImageVersion(t *testing.T) {
 	if !strings.Contains(viaAction, "perfgate "+actionVersion) {
 		t.Errorf("the entrypoint's version printed %q", viaAction)
 	}
-	// The tools the gate drives are in the image.
+	// The tools the gate drives are in the image, compose as the v2 plugin.
 	tools := run(t, time.Minute, "docker", "run", "--rm", "--entrypoint", "bash", tag, "-c",
-		"git --version && docker --version && docker-compose --version && ls /usr/lib/postgresql/*/bin/initdb && tini --version")
-	for _, want := range []string{"git version", "Docker version", "docker-compose version", "/bin/initdb", "tini version"} {
+		"git --version && docker --version && docker compose version && ls /usr/lib/postgresql/*/bin/initdb && tini --version")
+	for _, want := range []string{"git version", "Docker version", "/bin/initdb", "tini version"} {
 		if !strings.Contains(tools, want) {
 			t.Errorf("the image lacks %s:\n%s", want, tools)
 		}
 	}
+	if !regexp.MustCompile(`Docker Compose version v?2\.`).MatchString(tools) {
+		t.Errorf("the image lacks compose v2 (the docker compose plugin):\n%s", tools)
+	}
+}
+
+// The image's docker CLI speaks API 1.44 or newer, which Docker Engine 29
+// requires of its clients, and negotiates down to this machine's older
+// engine: against the mounted socket it reads the server's version.
+func TestImageDockerClientAPI(t *testing.T) {
+	testtier.Heavy(t, testtier.Debootstrap)
+	tag := actionImage(t)
+	got := strings.Fields(run(t, time.Minute, "docker", "run", "--rm", "-v", "/var/run/docker.sock:/var/run/docker.sock",
+		"--entrypoint", "docker", tag, "version", "--format", "{{.Client.DefaultAPIVersion}} {{.Client.APIVersion}} {{.Server.APIVersion}}"))
+	if len(got) != 3 {
+		t.Fatalf("docker version printed %q, want three API versions", got)
+	}
+	out, client, server := got[0], got[1], got[2]
+	if !apiAtLeast(out, 1, 44) {
+		t.Errorf("the image's docker CLI speaks API %q, want 1.44 or newer (Docker Engine 29 refuses older clients)", out)
+	}
+	if client != server {
+		t.Errorf("against this machine's engine the image's CLI uses API %q, the engine speaks %q: want it negotiated down to the engine's", client, server)
+	}
+	t.Logf("the image's docker CLI: API %s by default, %s against this engine", out, client)
+}
+
+// apiAtLeast reports whether an API version "1.45" is at least major.minor.
+func apiAtLeast(v string, major, minor int) bool {
+	var a, b int
+	if _, err := fmt.Sscanf(v, "%d.%d", &a, &b); err != nil {
+		return false
+	}
+	return a > major || (a == major && b >= minor)
 }
