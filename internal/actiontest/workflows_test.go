@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,7 @@ func TestWorkflowsLint(t *testing.T) {
 		filepath.Join(root, ".github", "workflows", "perf.yml"),
 		filepath.Join(root, "workflows", "perf.yml"),
 		filepath.Join(root, "workflows", "release.yml"),
+		filepath.Join(root, ".github", "workflows", "release-image.yml"),
 	}
 	out, err := execOutput(wftool(t), append([]string{"lint"}, files...)...)
 	if err != nil {
@@ -46,31 +48,125 @@ func TestWorkflowTemplates(t *testing.T) {
 		}
 	}
 	rel := readWorkflow(t, filepath.Join(root, "workflows", "release.yml"))
-	var draft *wfJob
-	for i, j := range rel.Jobs {
-		if j.ID == "perf" && (j.Uses != "perfgate/perfgate/.github/workflows/perf.yml@v1" || j.With["event"] != "release") {
-			t.Errorf("release.yml's perf job %+v does not call the reusable workflow for the release", j)
-		}
-		if j.ID == "draft" {
-			draft = &rel.Jobs[i]
-		}
+	jobs := map[string]wfJob{}
+	for _, j := range rel.Jobs {
+		jobs[j.ID] = j
 	}
-	if draft == nil {
-		t.Fatal("release.yml has no draft job")
+	if j := jobs["perf"]; j.Uses != "perfgate/perfgate/.github/workflows/perf.yml@v1" || j.With["event"] != "release" || !slices.Contains(j.Needs, "draft") {
+		t.Errorf("release.yml's perf job %+v must call the reusable workflow for the release, after the draft exists (the service writes its line into it)", j)
 	}
-	// The draft needs the release-notes line, which release-note refuses
-	// (exit 2, the step fails) when the gate named no base.
-	note, create := -1, -1
-	for i, s := range draft.Steps {
+	draft, note := jobs["draft"], jobs["note"]
+	if len(draft.Steps) == 0 || !strings.Contains(draft.Steps[0].Run, "gh release create") {
+		t.Errorf("release.yml's draft job does not draft the release: %+v", draft.Steps)
+	}
+	if !slices.Contains(note.Needs, "perf") {
+		t.Fatalf("release.yml's note job must come after the gate: %+v", note)
+	}
+	// The line comes from release-note, which refuses (exit 2, the step
+	// fails) when the gate named no base, and goes between the service's
+	// own markers, replacing an earlier one.
+	at, edit := -1, -1
+	for i, s := range note.Steps {
 		if s.With["command"] == "release-note" {
-			note = i
+			at = i
 		}
-		if strings.Contains(s.Name, "Draft") {
-			create = i
+		if strings.Contains(s.Run, "gh release edit") {
+			edit = i
+		}
+		if strings.HasPrefix(s.Uses, "actions/download-artifact@") && (s.With["name"] != "${{ needs.perf.outputs.arms }}" || s.With["run-id"] == "") {
+			t.Errorf("the note job reads the arms as %q (run-id %q), want the gate's arms output through the REST API", s.With["name"], s.With["run-id"])
 		}
 	}
-	if note < 0 || create < note || draft.Steps[note].ContinueOnError || draft.Steps[create].If != "" {
-		t.Errorf("the draft job must run release-note, failing on refusal, before it drafts: %+v", draft.Steps)
+	if at < 0 || edit < at || note.Steps[at].ContinueOnError || note.Steps[edit].If != "" ||
+		!strings.Contains(note.Steps[edit].Run, "<!-- perfgate:release-line -->") || !strings.Contains(note.Steps[edit].Run, "<!-- /perfgate:release-line -->") {
+		t.Errorf("the note job must run release-note, failing on refusal, then write the line between perfgate's markers: %+v", note.Steps)
+	}
+}
+
+// The template's concurrency: the runs of one pull request share a group
+// and cancel the one before; three quick pushes to the default branch,
+// merge groups and releases each get a group of their own, so none is left
+// pending for a newer one to cancel.
+func TestTemplateConcurrency(t *testing.T) {
+	w := readWorkflow(t, filepath.Join(moduleRoot(t), "workflows", "perf.yml"))
+	if w.Concurrency == nil {
+		t.Fatal("workflows/perf.yml has no concurrency")
+	}
+	e := newEvaluator(t)
+	group := func(event string, pr, runID int) (string, string) {
+		gh := map[string]any{"event_name": event, "run_id": strconv.Itoa(runID), "ref": "refs/heads/main", "event": map[string]any{}}
+		if pr > 0 {
+			gh["event"] = map[string]any{"pull_request": map[string]any{"number": pr}}
+		}
+		c := map[string]any{"github": gh}
+		return e.ask(evalRequest{Mode: "interpolate", Src: w.Concurrency.Group, Ctx: c}).Value,
+			e.ask(evalRequest{Mode: "interpolate", Src: w.Concurrency.CancelInProgress, Ctx: c}).Value
+	}
+	pushes := map[string]bool{}
+	for id := 1; id <= 3; id++ {
+		g, cancel := group("push", 0, 100+id)
+		pushes[g] = true
+		if cancel != "false" {
+			t.Errorf("a push's run cancels the one in progress (cancel-in-progress %q)", cancel)
+		}
+	}
+	if len(pushes) != 3 {
+		t.Errorf("three pushes share groups %v: the third would cancel the pending second", pushes)
+	}
+	a, cancel := group("pull_request", 7, 201)
+	b, _ := group("pull_request", 7, 202)
+	c, _ := group("pull_request", 8, 203)
+	if a != b || a == c || cancel != "true" {
+		t.Errorf("pull requests' groups %q %q %q (cancel %q): want one group per pull request, cancelling", a, b, c, cancel)
+	}
+	if m, _ := group("merge_group", 0, 301); m == a || pushes[m] {
+		t.Errorf("a merge group's run shares group %q", m)
+	}
+}
+
+// action.yml names the image release-image.yml pushes for the version in
+// VERSION, so a release's jobs pull the image of that release; the
+// workflow refuses a tag that is not VERSION or an action.yml naming
+// another image, and stamps the version into the image.
+func TestReleaseImageVersion(t *testing.T) {
+	root := moduleRoot(t)
+	version, err := os.ReadFile(filepath.Join(root, "VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := strings.TrimSpace(string(version))
+	if !regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`).MatchString(v) {
+		t.Fatalf("VERSION holds %q, want a release tag like v1.2.3", v)
+	}
+	action, err := os.ReadFile(filepath.Join(root, "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^  image: (\S+)$`).FindSubmatch(action)
+	if m == nil {
+		t.Fatal("action.yml names no runs.image")
+	}
+	if want := "docker://ghcr.io/perfgate/perfgate:" + v; string(m[1]) != want {
+		t.Errorf("action.yml's image is %s, want %s (VERSION %s): a release commit sets both", m[1], want, v)
+	}
+	wf, err := os.ReadFile(filepath.Join(root, ".github", "workflows", "release-image.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`tags: ["v*"]`, `version=$(cat VERSION)`, `want="image: docker://$IMAGE:$TAG"`,
+		"IMAGE: ghcr.io/${{ github.repository }}", "build-args: VERSION=${{ env.TAG }}", "push: true", "packages: write"} {
+		if !strings.Contains(string(wf), want) {
+			t.Errorf("release-image.yml lacks %q", want)
+		}
+	}
+	df, err := os.ReadFile(filepath.Join(root, "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Built from the Dockerfile (the fallback) without a build argument,
+	// the image still says its version: the VERSION file's.
+	if !strings.Contains(string(df), "cat VERSION") {
+		t.Error("the Dockerfile does not read the VERSION file when no VERSION build argument is given")
 	}
 }
 
@@ -158,10 +254,20 @@ func exited(code int, model string) attemptFake {
 }
 
 var (
+	// timedOut reached the job's time limit before the gate step wrote
+	// anything; timedOutAfterExit's gate stopped on the runner's SIGINT
+	// within its 7.5 s and wrote exit code 2, but "Retry or final" never
+	// ran (the job was being cancelled).
 	timedOut          = attemptFake{kind: "timeout"}
+	timedOutAfterExit = attemptFake{kind: "timeout-exit"}
 	runnerLost        = attemptFake{kind: "lost"}
 	workflowCancelled = attemptFake{kind: "cancel"}
 )
+
+// verdictFailedOnCancel is the verdict job's code in the table below when
+// it ran on a cancelled workflow and failed there (a skipped required job
+// would pass).
+const verdictFailedOnCancel = -2
 
 // The reusable workflow's job graph over every row of the retry rules: the
 // fake attempts' outcomes go through the workflow's own if: expressions,
@@ -174,7 +280,7 @@ func TestWorkflowJobGraph(t *testing.T) {
 		name    string
 		fakes   []attemptFake
 		ran     []string // attempt jobs that ran
-		verdict int      // -1: the verdict job is skipped
+		verdict int      // the verdict job's exit code, or verdictFailedOnCancel
 	}{
 		{"a pass is final", []attemptFake{exited(0, otherModel)}, []string{"attempt-1"}, exit.Pass},
 		{"a regression on another model is final", []attemptFake{exited(1, otherModel)}, []string{"attempt-1"}, exit.Regression},
@@ -184,19 +290,20 @@ func TestWorkflowJobGraph(t *testing.T) {
 		{"cannot judge, then a regression on another model", []attemptFake{exited(2, stallModel), exited(1, otherModel)}, []string{"attempt-1", "attempt-2"}, exit.Regression},
 		{"three cannot-judge attempts", []attemptFake{exited(2, otherModel), exited(2, otherModel), exited(2, otherModel)}, []string{"attempt-1", "attempt-2", "attempt-3"}, exit.CannotJudge},
 		{"a job time limit retries", []attemptFake{timedOut, exited(0, otherModel)}, []string{"attempt-1", "attempt-2"}, exit.Pass},
+		{"a time limit after the gate wrote exit 2 retries", []attemptFake{timedOutAfterExit, exited(0, otherModel)}, []string{"attempt-1", "attempt-2"}, exit.Pass},
 		{"a runner that shut down retries", []attemptFake{runnerLost, exited(1, otherModel)}, []string{"attempt-1", "attempt-2"}, exit.Regression},
 		{"the last attempt that ran decides", []attemptFake{exited(2, otherModel), timedOut, exited(0, otherModel)}, []string{"attempt-1", "attempt-2", "attempt-3"}, exit.Pass},
 		{"no attempt ran to an exit code", []attemptFake{timedOut, runnerLost, timedOut}, []string{"attempt-1", "attempt-2", "attempt-3"}, exit.CannotJudge},
 		{"a crash code counts as cannot judge", []attemptFake{exited(137, otherModel), exited(0, otherModel)}, []string{"attempt-1", "attempt-2"}, exit.Pass},
-		{"a cancelled workflow retries nothing and skips the verdict", []attemptFake{workflowCancelled}, []string{"attempt-1"}, -1},
-		{"cancelled during a retry", []attemptFake{exited(2, otherModel), workflowCancelled}, []string{"attempt-1", "attempt-2"}, -1},
+		{"a cancelled workflow retries nothing and its verdict job fails", []attemptFake{workflowCancelled}, []string{"attempt-1"}, verdictFailedOnCancel},
+		{"cancelled during a retry", []attemptFake{exited(2, otherModel), workflowCancelled}, []string{"attempt-1", "attempt-2"}, verdictFailedOnCancel},
 		// The build job failed (a refused contract, a failed build): no
 		// attempt runs and the verdict cannot judge.
 		{"the build failed", nil, nil, exit.CannotJudge},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ran, code, summary := simulate(t, w, e, tc.fakes, stallModel)
+			ran, code, summary := simulate(t, w, e, tc.fakes, stallModel, 1)
 			if !slices.Equal(ran, tc.ran) {
 				t.Errorf("attempt jobs that ran: %v, want %v", ran, tc.ran)
 			}
@@ -215,11 +322,15 @@ func TestWorkflowJobGraph(t *testing.T) {
 }
 
 // simulate runs the reusable workflow's jobs in order over fake attempt
-// outcomes and returns the attempt jobs that ran, the verdict job's exit
-// code (-1 when it was skipped) and its summary.
-func simulate(t *testing.T, w *workflow, e *evaluator, fakes []attemptFake, stallProne string) ([]string, int, string) {
+// outcomes, as run attempt runAttempt of the workflow run, and returns the
+// attempt jobs that ran, the verdict job's exit code (verdictFailedOnCancel
+// when it failed on a cancel) and its summary. Shell steps the outcome
+// depends on (the names of the gate and its artifacts) run for real in
+// bash.
+func simulate(t *testing.T, w *workflow, e *evaluator, fakes []attemptFake, stallProne string, runAttempt int) ([]string, int, string) {
 	t.Helper()
-	inputs := map[string]any{"plan": "", "args": "", "stall-prone": stallProne, "event": "", "tag": "", "runs-on": "ubuntu-latest"}
+	inputs := map[string]any{"plan": "", "name": "", "args": "", "stall-prone": stallProne, "event": "", "tag": "", "runs-on": "ubuntu-latest"}
+	github := map[string]any{"run_id": "4242", "run_attempt": strconv.Itoa(runAttempt), "token": "ghs_fake"}
 	wfEnv := map[string]string{}
 	for k, v := range w.Env {
 		wfEnv[k] = e.ask(evalRequest{Mode: "interpolate", Src: v, Ctx: map[string]any{"inputs": inputs}}).Value
@@ -238,7 +349,7 @@ func simulate(t *testing.T, w *workflow, e *evaluator, fakes []attemptFake, stal
 			success = success && results[n] == "success"
 			failure = failure || results[n] == "failure"
 		}
-		ctx := map[string]any{"inputs": inputs, "needs": jobNeeds}
+		ctx := map[string]any{"inputs": inputs, "needs": jobNeeds, "github": github}
 		if !e.ask(evalRequest{Mode: "if", Src: job.If, Ctx: ctx, Cancelled: cancelled, Success: success, Failure: failure}).Bool {
 			results[job.ID] = "skipped"
 			needs[job.ID] = map[string]any{"result": "skipped", "outputs": map[string]any{}}
@@ -247,6 +358,7 @@ func simulate(t *testing.T, w *workflow, e *evaluator, fakes []attemptFake, stal
 		result, outputs := "success", map[string]any{}
 		switch {
 		case job.ID == "build":
+			outputs = runBuild(t, e, job, ctx, runAttempt)
 			if len(fakes) == 0 {
 				result = "failure"
 			}
@@ -256,9 +368,9 @@ func simulate(t *testing.T, w *workflow, e *evaluator, fakes []attemptFake, stal
 			if n > len(fakes) {
 				t.Fatalf("%s ran but the row gives it no outcome", job.ID)
 			}
-			result, outputs, cancelled = runAttempt(t, e, job, n, fakes[n-1], ctx, wfEnv, reports, cancelled)
+			result, outputs, cancelled = runAttemptJob(t, e, job, n, fakes[n-1], ctx, wfEnv, reports, cancelled, runAttempt)
 		case job.ID == "verdict":
-			verdict, summary = runVerdictJob(t, e, job, ctx, wfEnv, reports)
+			verdict, summary = runVerdictJob(t, e, job, ctx, wfEnv, reports, cancelled)
 		default:
 			t.Fatalf("unexpected job %s", job.ID)
 		}
@@ -268,40 +380,107 @@ func simulate(t *testing.T, w *workflow, e *evaluator, fakes []attemptFake, stal
 	return ran, verdict, summary
 }
 
-// runAttempt plays one attempt job: the gate step's exit code, then the
-// "Retry or final" step through the real CLI, then the job's outputs.
-func runAttempt(t *testing.T, e *evaluator, job wfJob, n int, f attemptFake, ctx map[string]any, wfEnv map[string]string, reports string, cancelled bool) (string, map[string]any, bool) {
+// runShell runs a run: step in bash as the runner would: its script and
+// env interpolated, GITHUB_OUTPUT a file, GITHUB_RUN_ATTEMPT set; it
+// returns the outputs the step wrote.
+func runShell(t *testing.T, e *evaluator, step wfStep, ctx map[string]any, runAttempt int) map[string]any {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "output")
+	os.WriteFile(out, nil, 0o644)
+	cmd := exec.Command("bash", "-e", "-c", e.ask(evalRequest{Mode: "interpolate", Src: step.Run, Ctx: ctx}).Value)
+	cmd.Env = append(os.Environ(), "GITHUB_OUTPUT="+out, "GITHUB_RUN_ATTEMPT="+strconv.Itoa(runAttempt))
+	for k, v := range step.Env {
+		cmd.Env = append(cmd.Env, k+"="+e.ask(evalRequest{Mode: "interpolate", Src: v, Ctx: ctx}).Value)
+	}
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("step %q: %v\n%s", step.Name, err, b)
+	}
+	return readOutputs(t, out)
+}
+
+// jobOutputsOf evaluates a job's outputs over its steps' outputs.
+func jobOutputsOf(e *evaluator, job wfJob, steps map[string]any, ctx map[string]any) map[string]any {
+	out := map[string]any{}
+	c := map[string]any{"steps": steps, "inputs": ctx["inputs"], "needs": ctx["needs"], "github": ctx["github"]}
+	for name, v := range job.Outputs {
+		out[name] = e.ask(evalRequest{Mode: "interpolate", Src: v, Ctx: c}).Value
+	}
+	return out
+}
+
+// runBuild plays the build job: its naming step for real, the upload of
+// the arms under the name it made.
+func runBuild(t *testing.T, e *evaluator, job wfJob, ctx map[string]any, runAttempt int) map[string]any {
+	t.Helper()
+	names := stepByID(t, job, "names")
+	steps := map[string]any{"names": map[string]any{"outputs": runShell(t, e, names, ctx, runAttempt)}}
+	outputs := jobOutputsOf(e, job, steps, ctx)
+	upload := stepUsing(t, job, "actions/upload-artifact@")
+	sc := map[string]any{"steps": steps, "inputs": ctx["inputs"], "github": ctx["github"]}
+	if got := e.ask(evalRequest{Mode: "interpolate", Src: upload.With["name"], Ctx: sc}).Value; got != outputs["arms"] || got == "" {
+		t.Fatalf("the build uploads the arms as %q, but passes on %q", got, outputs["arms"])
+	}
+	return outputs
+}
+
+// runAttemptJob plays one attempt job: the arms read by the name the build
+// passed on, the gate step's exit code, then the "Retry or final" step
+// through the real CLI, then the report's name and the job's outputs.
+func runAttemptJob(t *testing.T, e *evaluator, job wfJob, n int, f attemptFake, ctx map[string]any, wfEnv map[string]string, reports string, cancelled bool, runAttempt int) (string, map[string]any, bool) {
 	t.Helper()
 	steps := map[string]any{}
-	jobOutputs := func() map[string]any {
-		out := map[string]any{}
-		c := map[string]any{"steps": steps, "inputs": ctx["inputs"]}
-		for name, v := range job.Outputs {
-			out[name] = e.ask(evalRequest{Mode: "interpolate", Src: v, Ctx: c}).Value
+	sc := func() map[string]any {
+		return map[string]any{"steps": steps, "inputs": ctx["inputs"], "needs": ctx["needs"], "github": ctx["github"]}
+	}
+	// The arms come from the build's upload, through the REST API (run-id
+	// and a token), which sees every run attempt's artifacts: a re-run of
+	// this job alone finds what an earlier attempt's build uploaded.
+	dl := stepUsing(t, job, "actions/download-artifact@")
+	arms := ctx["needs"].(map[string]any)["build"].(map[string]any)["outputs"].(map[string]any)["arms"]
+	if got := e.ask(evalRequest{Mode: "interpolate", Src: dl.With["name"], Ctx: sc()}).Value; got != arms {
+		t.Fatalf("%s downloads the arms as %q, the build uploaded %q", job.ID, got, arms)
+	}
+	if dl.With["run-id"] == "" || dl.With["github-token"] == "" {
+		t.Fatalf("%s reads the arms without run-id and github-token: a re-run of it alone sees only its own run attempt's artifacts", job.ID)
+	}
+	// The report's name, then its upload: they run whatever the attempt's
+	// end (always()).
+	nameReport := func() {
+		step := stepByID(t, job, "report")
+		if !e.ask(evalRequest{Mode: "if", Src: step.If, Ctx: sc(), Cancelled: true}).Bool {
+			t.Fatalf("%s's report step does not run when the job is cancelled (a time limit)", job.ID)
 		}
-		return out
+		steps["report"] = map[string]any{"outputs": runShell(t, e, step, sc(), runAttempt)}
 	}
 	switch f.kind {
 	case "timeout":
-		return "cancelled", jobOutputs(), cancelled
+		nameReport()
+		return "cancelled", jobOutputsOf(e, job, steps, ctx), cancelled
+	case "timeout-exit":
+		steps["gate"] = map[string]any{"outputs": map[string]any{"exit-code": "2", "verdict": "cannot-judge"}, "outcome": "failure", "conclusion": "success"}
+		if e.ask(evalRequest{Mode: "if", Src: stepByID(t, job, "next").If, Ctx: sc(), Cancelled: true}).Bool {
+			t.Fatalf("%s's Retry or final step would run in a job being cancelled", job.ID)
+		}
+		nameReport()
+		return "cancelled", jobOutputsOf(e, job, steps, ctx), cancelled
 	case "lost":
 		return "failure", map[string]any{}, cancelled
 	case "cancel":
-		return "cancelled", jobOutputs(), true
+		nameReport()
+		return "cancelled", jobOutputsOf(e, job, steps, ctx), true
 	}
 	gate, next := stepByID(t, job, "gate"), stepByID(t, job, "next")
 	if gate.With["command"] != "run" || !gate.ContinueOnError {
 		t.Fatalf("%s's gate step must run `run` with continue-on-error, so a judged attempt's job succeeds with its outputs: %+v", job.ID, gate)
 	}
 	steps["gate"] = map[string]any{"outputs": map[string]any{"exit-code": strconv.Itoa(f.code), "verdict": ""}, "outcome": "failure", "conclusion": "success"}
-	sc := map[string]any{"steps": steps, "inputs": ctx["inputs"], "needs": ctx["needs"]}
-	if !e.ask(evalRequest{Mode: "if", Src: next.If, Ctx: sc, Cancelled: cancelled, Success: true}).Bool {
+	if !e.ask(evalRequest{Mode: "if", Src: next.If, Ctx: sc(), Cancelled: cancelled, Success: true}).Bool {
 		t.Fatalf("%s's Retry or final step did not run after exit code %d", job.ID, f.code)
 	}
 	if next.With["command"] != "attempts next" {
 		t.Fatalf("%s's next step runs %q, want attempts next", job.ID, next.With["command"])
 	}
-	args, err := contract.SplitWords(e.ask(evalRequest{Mode: "interpolate", Src: next.With["args"], Ctx: sc}).Value)
+	args, err := contract.SplitWords(e.ask(evalRequest{Mode: "interpolate", Src: next.With["args"], Ctx: sc()}).Value)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +488,8 @@ func runAttempt(t *testing.T, e *evaluator, job wfJob, n int, f attemptFake, ctx
 		t.Fatalf("%s asks about the wrong attempt: %q", job.ID, args)
 	}
 	// The runner's CPU model is read from /proc/cpuinfo on a real runner;
-	// here the row gives it. The record lands where the upload takes it.
+	// here the row gives it. The record lands where the verdict job's
+	// download of this attempt's report puts it.
 	record := filepath.Join(reports, "perf-report-attempt-"+strconv.Itoa(n), "perf-run", "attempt.json")
 	args = append(args, "--cpu-model", f.model, "--record", record)
 	env := map[string]string{"GITHUB_OUTPUT": filepath.Join(t.TempDir(), "output")}
@@ -324,14 +504,54 @@ func runAttempt(t *testing.T, e *evaluator, job wfJob, n int, f attemptFake, ctx
 		t.Fatalf("perfgate attempts next %q: %v", args, err)
 	}
 	steps["next"] = map[string]any{"outputs": readOutputs(t, env["GITHUB_OUTPUT"])}
-	return "success", jobOutputs(), cancelled
+	nameReport()
+	return "success", jobOutputsOf(e, job, steps, ctx), cancelled
 }
 
-func runVerdictJob(t *testing.T, e *evaluator, job wfJob, ctx map[string]any, wfEnv map[string]string, reports string) (int, string) {
+// runVerdictJob plays the verdict job: on a cancelled workflow its first
+// step fails it; otherwise each attempt's report is read by the name the
+// attempt passed on, into the folder `perfgate verdict --reports` reads,
+// and the verdict step runs.
+func runVerdictJob(t *testing.T, e *evaluator, job wfJob, ctx map[string]any, wfEnv map[string]string, reports string, cancelled bool) (int, string) {
 	t.Helper()
-	step := stepByID(t, job, "verdict")
-	if step.With["command"] != "verdict" {
-		t.Fatalf("the verdict step runs %q", step.With["command"])
+	var step wfStep
+	downloads := map[string]string{} // artifact name -> path
+	for _, s := range job.Steps {
+		if !e.ask(evalRequest{Mode: "if", Src: s.If, Ctx: ctx, Cancelled: cancelled, Success: true}).Bool {
+			continue
+		}
+		switch {
+		case s.Run != "":
+			if !strings.Contains(s.Run, "exit 1") {
+				t.Fatalf("the verdict job's shell step %q is not the cancel's failure", s.Name)
+			}
+			return verdictFailedOnCancel, "the verdict job failed: " + s.Run
+		case strings.HasPrefix(s.Uses, "actions/download-artifact@"):
+			if s.With["run-id"] == "" || s.With["github-token"] == "" {
+				t.Fatalf("the verdict job reads a report without run-id and github-token")
+			}
+			downloads[e.ask(evalRequest{Mode: "interpolate", Src: s.With["name"], Ctx: ctx}).Value] = s.With["path"]
+		case s.ID == "verdict":
+			step = s
+		}
+	}
+	if cancelled {
+		t.Fatal("on a cancelled workflow the verdict job did not fail")
+	}
+	for id, v := range ctx["needs"].(map[string]any) {
+		if !strings.HasPrefix(id, "attempt-") {
+			continue
+		}
+		name, _ := v.(map[string]any)["outputs"].(map[string]any)["report"].(string)
+		if name == "" {
+			continue
+		}
+		if want := "perf-reports/perf-report-" + id; downloads[name] != want {
+			t.Errorf("%s's report %q is read into %q, want %s", id, name, downloads[name], want)
+		}
+	}
+	if step.ID == "" || step.With["command"] != "verdict" {
+		t.Fatalf("the verdict step did not run, or runs %q", step.With["command"])
 	}
 	args, err := contract.SplitWords(e.ask(evalRequest{Mode: "interpolate", Src: step.With["args"], Ctx: ctx}).Value)
 	if err != nil {
@@ -343,6 +563,18 @@ func runVerdictJob(t *testing.T, e *evaluator, job wfJob, ctx map[string]any, wf
 	_, err = runPerfgate(append([]string{"verdict"}, args...), wfEnv)
 	md, _ := os.ReadFile(filepath.Join(out, "summary.md"))
 	return exit.Code(err), string(md)
+}
+
+// stepUsing is the job's first step that uses an action by prefix.
+func stepUsing(t *testing.T, job wfJob, prefix string) wfStep {
+	t.Helper()
+	for _, s := range job.Steps {
+		if strings.HasPrefix(s.Uses, prefix) {
+			return s
+		}
+	}
+	t.Fatalf("job %s has no step using %s", job.ID, prefix)
+	return wfStep{}
 }
 
 func runPerfgate(args []string, env map[string]string) (string, error) {
@@ -436,5 +668,70 @@ func TestDocsWorkflowsLint(t *testing.T) {
 	}
 	if out, err := execOutput(wftool(t), append([]string{"lint"}, files...)...); err != nil {
 		t.Fatalf("actionlint on docs/action.md's workflows: %v\n%s", err, out)
+	}
+}
+
+// "Re-run failed jobs" (same run id, run attempt 2): the build keeps its
+// outputs from attempt 1 and uploads nothing again, so the re-run attempt
+// job reads the arms by the name attempt 1's build passed on (through the
+// REST API, run-id and a token), and uploads its report under a name of
+// its own run attempt: upload-artifact refuses a second artifact of one
+// name in one run attempt, and the verdict must read this attempt's.
+func TestReRunFailedJobsReadTheirProducersArtifacts(t *testing.T) {
+	w := readWorkflow(t, filepath.Join(moduleRoot(t), ".github", "workflows", "perf.yml"))
+	e := newEvaluator(t)
+	job := func(id string) wfJob {
+		for _, j := range w.Jobs {
+			if j.ID == id {
+				return j
+			}
+		}
+		t.Fatalf("no job %s", id)
+		return wfJob{}
+	}
+	inputs := map[string]any{"plan": "", "name": "", "args": "", "stall-prone": "", "event": "", "tag": "", "runs-on": "ubuntu-latest"}
+	ctx := func(attempt int, needs map[string]any) map[string]any {
+		return map[string]any{"inputs": inputs, "needs": needs, "github": map[string]any{"run_id": "4242", "run_attempt": strconv.Itoa(attempt), "token": "ghs_fake"}}
+	}
+	build := runBuild(t, e, job("build"), ctx(1, map[string]any{}), 1)
+	if build["arms"] != "perf-arms-a1" {
+		t.Fatalf("attempt 1's build names the arms %q", build["arms"])
+	}
+	needs := map[string]any{"build": map[string]any{"result": "success", "outputs": build}}
+	reports := t.TempDir()
+	_, first, _ := runAttemptJob(t, e, job("attempt-1"), 1, runnerLost, ctx(1, needs), nil, reports, false, 1)
+	_, again, _ := runAttemptJob(t, e, job("attempt-1"), 1, exited(0, otherModel), ctx(2, needs), nil, reports, false, 2)
+	if again["report"] != "perf-report-attempt-1-a2" || again["report"] == first["report"] {
+		t.Errorf("the re-run attempt job uploads its report as %q (run attempt 1's: %q), want a name of run attempt 2", again["report"], first["report"])
+	}
+}
+
+// Two plans in one workflow run are two gates of their own names, so their
+// artifacts never collide; a name given wins over the plan's path.
+func TestTwoPlansNameTheirArtifacts(t *testing.T) {
+	w := readWorkflow(t, filepath.Join(moduleRoot(t), ".github", "workflows", "perf.yml"))
+	e := newEvaluator(t)
+	var build wfJob
+	for _, j := range w.Jobs {
+		if j.ID == "build" {
+			build = j
+		}
+	}
+	names := map[string]bool{}
+	for _, tc := range []struct{ plan, name, gate string }{
+		{"", "", "perf"},
+		{"perf/plan.toml", "", "perf-plan"},
+		{"perf/search.toml", "", "perf-search"},
+		{"perf/search.toml", "search-gate", "search-gate"},
+	} {
+		inputs := map[string]any{"plan": tc.plan, "name": tc.name, "runs-on": "ubuntu-latest", "event": "", "tag": ""}
+		out := runBuild(t, e, build, map[string]any{"inputs": inputs, "github": map[string]any{"run_attempt": "1"}}, 1)
+		if out["gate"] != tc.gate || out["arms"] != tc.gate+"-arms-a1" {
+			t.Errorf("plan %q name %q: gate %q arms %q, want %s", tc.plan, tc.name, out["gate"], out["arms"], tc.gate)
+		}
+		names[out["arms"].(string)] = true
+	}
+	if len(names) != 4 {
+		t.Errorf("the four gates' arms collide: %v", names)
 	}
 }
