@@ -45,8 +45,12 @@ func wftool(t *testing.T) string {
 
 // workflow is what `wftool jobs` reads of a workflow file.
 type workflow struct {
-	Env  map[string]string `json:"env"`
-	Jobs []wfJob           `json:"jobs"`
+	Env         map[string]string `json:"env"`
+	Concurrency *struct {
+		Group            string `json:"group"`
+		CancelInProgress string `json:"cancel_in_progress"`
+	} `json:"concurrency"`
+	Jobs []wfJob `json:"jobs"`
 }
 
 type wfJob struct {
@@ -66,6 +70,8 @@ type wfStep struct {
 	If              string            `json:"if"`
 	Uses            string            `json:"uses"`
 	With            map[string]string `json:"with"`
+	Run             string            `json:"run"`
+	Env             map[string]string `json:"env"`
 	ContinueOnError bool              `json:"continue_on_error"`
 }
 

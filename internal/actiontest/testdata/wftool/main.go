@@ -74,12 +74,22 @@ type stepJSON struct {
 	If              string            `json:"if"`
 	Uses            string            `json:"uses"`
 	With            map[string]string `json:"with"`
+	Run             string            `json:"run,omitempty"`
+	Env             map[string]string `json:"env"`
 	ContinueOnError bool              `json:"continue_on_error"`
 }
 
+// concurrencyJSON is the workflow's concurrency: its group expression and
+// cancel-in-progress, a literal or an expression.
+type concurrencyJSON struct {
+	Group            string `json:"group"`
+	CancelInProgress string `json:"cancel_in_progress"`
+}
+
 type workflowJSON struct {
-	Env  map[string]string `json:"env"`
-	Jobs []jobJSON         `json:"jobs"`
+	Env         map[string]string `json:"env"`
+	Concurrency *concurrencyJSON  `json:"concurrency,omitempty"`
+	Jobs        []jobJSON         `json:"jobs"`
 }
 
 func str(s *actionlint.String) string {
@@ -110,6 +120,15 @@ func jobs(file string) error {
 		return fmt.Errorf("%s: %v", file, errs[0])
 	}
 	out := workflowJSON{Env: envOf(w.Env)}
+	if c := w.Concurrency; c != nil {
+		out.Concurrency = &concurrencyJSON{Group: str(c.Group)}
+		if b := c.CancelInProgress; b != nil {
+			out.Concurrency.CancelInProgress = fmt.Sprint(b.Value)
+			if b.Expression != nil {
+				out.Concurrency.CancelInProgress = b.Expression.Value
+			}
+		}
+	}
 	for id, j := range w.Jobs {
 		jj := jobJSON{ID: id, If: str(j.If), Env: envOf(j.Env), Outputs: map[string]string{}, With: map[string]string{}}
 		for _, n := range j.Needs {
@@ -125,9 +144,12 @@ func jobs(file string) error {
 			}
 		}
 		for _, s := range j.Steps {
-			sj := stepJSON{ID: str(s.ID), Name: str(s.Name), If: str(s.If), With: map[string]string{}}
+			sj := stepJSON{ID: str(s.ID), Name: str(s.Name), If: str(s.If), With: map[string]string{}, Env: envOf(s.Env)}
 			if s.ContinueOnError != nil {
 				sj.ContinueOnError = s.ContinueOnError.Value
+			}
+			if r, ok := s.Exec.(*actionlint.ExecRun); ok {
+				sj.Run = str(r.Run)
 			}
 			if a, ok := s.Exec.(*actionlint.ExecAction); ok {
 				sj.Uses = str(a.Uses)
