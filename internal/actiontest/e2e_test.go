@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -357,7 +358,11 @@ func TestActionOnARunner(t *testing.T) {
 		t.Errorf("the verdict's job summary lacks attempt 1 on this runner's CPU model:\n%s", vsum)
 	}
 
-	// A cancelled job: SIGTERM mid-pair.
+	// A cancelled job (a person, or the job's time limit), mid-pair, as the
+	// runner cancels a step: SIGINT to the step's process (the docker run
+	// client, which passes it to the container), SIGTERM 7.5 s later, a kill
+	// 2.5 s after that. Killing the client does not stop a container, so by
+	// then the action's container and its sibling must be gone.
 	s := rn.start("run", "--pairs 2 --warmup 500ms --measure 60s --rate 10 --idle 0")
 	waitFor(t, s, "pair 1/2", 5*time.Minute)
 	sibling := siblingID(t, rn)
@@ -367,10 +372,33 @@ func TestActionOnARunner(t *testing.T) {
 		}
 	}
 	stopped := time.Now()
-	run(t, time.Minute, "docker", "kill", "--signal", "TERM", s.name)
-	code = s.wait(t, 3*time.Minute)
+	if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	code = -1
+	select {
+	case err := <-s.done:
+		s.done <- err
+		code = s.wait(t, time.Second)
+	case <-time.After(7500 * time.Millisecond):
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-s.done:
+			s.done <- err
+			code = s.wait(t, time.Second)
+		case <-time.After(2500 * time.Millisecond):
+			_ = s.cmd.Process.Kill()
+			t.Errorf("the action outlived the runner's SIGINT and SIGTERM (10 s): killed")
+		}
+	}
+	took := time.Since(stopped)
+	for what, filter := range map[string]string{"the action's container": "name=^" + s.name + "$", "its sibling": "id=" + sibling} {
+		if out := strings.TrimSpace(run(t, time.Minute, "docker", "ps", "-aq", "--filter", filter)); out != "" {
+			t.Errorf("%s (%s) is still there %s after the step's SIGINT, past the runner's kill", what, out, took.Round(100*time.Millisecond))
+		}
+	}
 	rn.noteRunIDs(s.out.String())
-	t.Logf("after SIGTERM the action exited %d in %s", code, time.Since(stopped).Round(100*time.Millisecond))
+	t.Logf("after the runner's SIGINT the action exited %d in %s", code, took.Round(100*time.Millisecond))
 	assertNothingLeft(t, rn)
 	if left := processesOf(t, sibling); len(left) > 0 {
 		t.Errorf("processes of the sibling %s remain (PostgreSQL, arms): %v", sibling[:12], left)

@@ -45,9 +45,16 @@ type Sibling struct {
 	Env            []string
 	Stdout, Stderr io.Writer
 	// Grace is how long a stopped sibling may take to tear down what it
-	// started before it is killed; 0 means 60 s.
+	// started before it is killed; 0 means SiblingGrace.
 	Grace time.Duration
 }
+
+// SiblingGrace is how long a cancelled step's sibling may tear down before
+// it is killed: the runner sends the step SIGINT, SIGTERM 7.5 s later and
+// kills it 2.5 s after that, and killing the `docker run` client does not
+// stop a container, so the sibling must be gone, killed and removed, well
+// within the 10 s: 7 s of teardown, then about a second to kill and remove.
+const SiblingGrace = 7 * time.Second
 
 // systemPaths are the image's own folders: a host folder mounted at its
 // own path must never hide them.
@@ -150,7 +157,7 @@ func (s *Sibling) Run(ctx context.Context) (int, error) {
 		s.docker("kill", "--signal", "TERM", s.Name)
 		grace := s.Grace
 		if grace == 0 {
-			grace = 60 * time.Second
+			grace = SiblingGrace
 		}
 		select {
 		case err = <-done:
