@@ -7,12 +7,11 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/perfgate/perfgate/internal/base"
-	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/gate"
 )
 
 func init() {
@@ -35,7 +34,7 @@ func runBase(ctx context.Context, s *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := resolveBaseOf(ctx, *repo, ev)
+	c, err := gate.BaseOf(ctx, *repo, ev)
 	if err != nil {
 		// A base.md left from an earlier run must not name a base this run
 		// could not: the release workflow would quote it.
@@ -78,20 +77,4 @@ func (e *eventFlags) event(s *IO) (*event.Event, error) {
 		return nil, exit.Refusef("--head, --base-ref, --base-sha, --before, --tag and --forced describe a local event: add --event")
 	}
 	return event.FromActions(s.Env)
-}
-
-// resolveBaseOf is the base prepare would build for ev, so base.md never
-// names another commit than the gate judges against: with a gate file in
-// the checkout, prepare's resolveBase, which counts a legacy tree when the
-// head's gate file declares [legacy]; without one there is no [legacy] to
-// read, and a base is a commit carrying its own gate file.
-func resolveBaseOf(ctx context.Context, repo string, ev *event.Event) (*base.Choice, error) {
-	if _, err := os.Stat(filepath.Join(repo, contract.GateFile)); errors.Is(err, iofs.ErrNotExist) {
-		return base.Resolve(ctx, repo, ev, contract.InCommit)
-	}
-	head, err := contract.Load(repo)
-	if err != nil {
-		return nil, fmt.Errorf("reading the head's contract: %w", err)
-	}
-	return resolveBase(ctx, repo, ev, head)
 }

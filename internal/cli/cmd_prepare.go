@@ -9,8 +9,8 @@ import (
 
 	"github.com/perfgate/perfgate/internal/base"
 	"github.com/perfgate/perfgate/internal/contract"
-	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/trees"
 )
 
@@ -53,7 +53,7 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 		return fmt.Errorf("reading the head's contract: %w", err)
 	}
 
-	choice, err := resolveBase(ctx, *repo, ev, head)
+	choice, err := gate.ResolveBase(ctx, *repo, ev, head)
 	if err != nil {
 		return err
 	}
@@ -81,15 +81,6 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 	}
 	fmt.Fprintf(s.Out, "base arm: %s\nhead arm: %s\n", baseDir, headDir)
 	return nil
-}
-
-// resolveBase is the base prepare builds for ev. A commit without a gate
-// file carries the contract when the head's declares how to read legacy
-// trees and its script sets overrides. perfgate check resolves each event
-// type's base with this same function, so what it checks is what prepare
-// builds.
-func resolveBase(ctx context.Context, repo string, ev *event.Event, head *contract.Contract) (*base.Choice, error) {
-	return base.Resolve(ctx, repo, ev, contract.InCommitWith(head))
 }
 
 // cleanArms removes half-built arms but keeps base.md, which names the base
