@@ -58,7 +58,7 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 	maskSecrets(s, v)
 	// perfgate ab has no gate file: the plan's own [[control]] tables are
 	// its controls (docs/ab.md).
-	o := gate.Options{Plan: p, Vars: v, Controls: p.Controls, OutDir: *out, Seed: *seed, Log: s.Err, Store: *withStore}
+	o := gate.Options{Plan: p, Vars: v, Controls: p.Controls, OutDir: *out, Seed: *seed, Log: s.Err, Store: *withStore, Getenv: s.Env}
 	if s.IsTerminal {
 		o.Progress = s.Err
 	}

@@ -119,7 +119,7 @@ func runDemo(ctx context.Context, s *IO, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	stage("repository", "%s: %s (%s, the base), then %s on branch change (the head: %s)", repoDir, prepareShort(repo.Base), repo.Tag, prepareShort(repo.Head),
+	stage("repository", "%s: %s (%s, the base), then %s on branch change (the head: %s)", repoDir, demoShort(repo.Base), repo.Tag, demoShort(repo.Head),
 		map[bool]string{true: "its handlers sleep 4 ms where the base's sleep 2 ms; expect a regression, exit 1", false: "only its dependency's settings changed; expect a pass"}[o.Regression])
 
 	stage("prepare", "the base is the previous release; each arm built from its own tree")
@@ -223,4 +223,11 @@ func havePostgres() bool {
 	}
 	m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	return len(m) > 0
+}
+
+func demoShort(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }

@@ -2,31 +2,27 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
-	"github.com/perfgate/perfgate/internal/base"
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
-	"github.com/perfgate/perfgate/internal/trees"
 )
 
 func init() {
 	register(Command{Name: "prepare", Summary: "resolve the base, export its tree and build both arms with their own contracts", Run: runPrepare})
 }
 
-// runPrepare is the build job: after it, <out>/perf-base holds base.md, the
-// base's tree, its binary and contract, and <out>/perf-head the head's binary
-// and contract. Each arm is built by its own tree's build command.
+// runPrepare is the build job (gate.Prepare): it prints the base's reason
+// and where the arms are.
 func runPrepare(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("prepare", s)
 	var ef eventFlags
 	ef.register(fs, "commit judged (default HEAD; the head arm is always built from the checkout)")
-	repo := fs.String("repo", ".", "the repository's checkout: the head's tree")
-	out := fs.String("out", "target", "the folder that receives perf-base/ and perf-head/")
+	o := gate.PrepareOptions{Log: s.Err}
+	fs.StringVar(&o.Repo, "repo", ".", "the repository's checkout: the head's tree")
+	fs.StringVar(&o.Out, "out", "target", "the folder that receives perf-base/ and perf-head/")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -37,72 +33,14 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	baseDir := filepath.Join(*out, contract.BaseArm)
-	headDir := filepath.Join(*out, contract.HeadArm)
-	// Arms from an earlier run must not survive a run that fails: an
-	// attempt would measure them, and base.md would name a stale base.
-	for _, d := range []string{baseDir, headDir} {
-		if err := os.RemoveAll(d); err != nil {
-			return fmt.Errorf("clearing the earlier %s: %w", d, err)
-		}
+	o.Event = ev
+	choice, err := gate.Prepare(ctx, o)
+	if choice != nil {
+		fmt.Fprintln(s.Out, choice.Reason)
 	}
-	// The head's contract is read first: a checkout without one cannot be
-	// judged, and there is no use resolving or exporting anything.
-	head, err := contract.Load(*repo)
-	if err != nil {
-		return fmt.Errorf("reading the head's contract: %w", err)
-	}
-
-	choice, err := gate.ResolveBase(ctx, *repo, ev, head)
 	if err != nil {
 		return err
 	}
-	if err := base.WriteFile(filepath.Join(baseDir, "base.md"), choice); err != nil {
-		return err
-	}
-	fmt.Fprintln(s.Out, choice.Reason)
-
-	tree := filepath.Join(baseDir, contract.TreeDir)
-	if err := trees.Export(ctx, *repo, choice.Commit, tree); err != nil {
-		return err
-	}
-	if err := contract.WriteTreeManifest(baseDir); err != nil {
-		return err
-	}
-	baseC, err := contract.LoadBase(tree, head)
-	if err != nil {
-		return fmt.Errorf("reading the base's contract at %s: %w", prepareShort(choice.Commit), err)
-	}
-	if err := baseC.BuildArm(ctx, baseDir, s.Err); err != nil {
-		return cleanArms(fmt.Errorf("building the base at %s: %w", prepareShort(choice.Commit), err), baseDir, headDir)
-	}
-	if err := head.BuildArm(ctx, headDir, s.Err); err != nil {
-		return cleanArms(fmt.Errorf("building the head: %w", err), baseDir, headDir)
-	}
-	fmt.Fprintf(s.Out, "base arm: %s\nhead arm: %s\n", baseDir, headDir)
+	fmt.Fprintf(s.Out, "base arm: %s\nhead arm: %s\n", filepath.Join(o.Out, contract.BaseArm), filepath.Join(o.Out, contract.HeadArm))
 	return nil
-}
-
-// cleanArms removes half-built arms but keeps base.md, which names the base
-// the gate resolved whatever became of its build.
-func cleanArms(err error, baseDir, headDir string) error {
-	var errs []error
-	entries, _ := os.ReadDir(baseDir)
-	for _, e := range entries {
-		if e.Name() != "base.md" {
-			errs = append(errs, os.RemoveAll(filepath.Join(baseDir, e.Name())))
-		}
-	}
-	errs = append(errs, os.RemoveAll(headDir))
-	if cerr := errors.Join(errs...); cerr != nil {
-		return fmt.Errorf("%w (and clearing the half-built arms: %v)", err, cerr)
-	}
-	return err
-}
-
-func prepareShort(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

@@ -64,6 +64,18 @@ type Options struct {
 	Log      io.Writer // a line per phase; nil for none
 	// ReadyTimeout bounds each arm's start; 0 means 60 s.
 	ReadyTimeout time.Duration
+	// Getenv reads the job's environment (the runner's attempt numbers,
+	// GITHUB_WORKSPACE for the plan's path in the repository); nil reads
+	// none, as a test or a laptop's run wants.
+	Getenv func(string) string
+}
+
+// env is o.Getenv, or an empty environment.
+func (o Options) env(name string) string {
+	if o.Getenv == nil {
+		return ""
+	}
+	return o.Getenv(name)
 }
 
 // Files written under OutDir.
@@ -293,7 +305,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		Base:    base.Info,
 		Head:    head.Info,
 		Settings: report.Settings{
-			Plan: o.Plan.Path, PlanPath: repoPath(o.Plan.Path, os.Getenv), Pairs: ab.Pairs, Rate: ab.Rate,
+			Plan: o.Plan.Path, PlanPath: repoPath(o.Plan.Path, o.env), Pairs: ab.Pairs, Rate: ab.Rate,
 			Warmup: report.Duration(ab.Warmup), Measure: report.Duration(ab.Measure), Idle: report.Duration(ab.Idle),
 		},
 		// The plan lines the verdict service annotates a breach on.
@@ -305,7 +317,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		rep.Variant = &info
 	}
 	// Which attempt this is and where it ran, as retries are decided by them.
-	runner := host.Facts(os.Getenv)
+	runner := host.Facts(o.env)
 	rep.Attempt, rep.RunAttempt, rep.CPUModel = runner.Attempt, runner.RunAttempt, runner.CPUModel
 	rep.Verdict = judge.Judge(rep.Input)
 	if has {

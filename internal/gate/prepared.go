@@ -177,7 +177,7 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 
 	head := headCommit(ctx, pr.Repo, pr.Getenv)
 	o := Options{
-		Plan: p, Vars: vars, Controls: ctls, Store: pr.Store, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
+		Plan: p, Vars: vars, Controls: ctls, Store: pr.Store, Getenv: pr.Getenv, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
 		Arms: []ArmSpec{
 			armSpec(pairs.RoleBase, baseArm, ports[0], report.Build{Name: string(pairs.RoleBase), Commit: choice.Commit, Why: choice.Reason}),
 			armSpec(pairs.RoleHead, headArm, ports[1], report.Build{Name: string(pairs.RoleHead), Commit: head}),
