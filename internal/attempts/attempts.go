@@ -4,6 +4,10 @@
 // next`), `perfgate verdict` and the verdict service all ask it the same
 // question and get the same answer.
 //
+// The decisions are pure; folders.go and recordfile.go read and write what
+// the attempts leave behind (their records, their report folders) for the
+// verdict job.
+//
 // The rules are FerroFED's gate's: a run that cannot be judged (exit 2) says
 // nothing about the code and runs again on any CPU model; a regression
 // (exit 1) runs again only on a CPU model known to stall every route for a

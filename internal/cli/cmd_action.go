@@ -8,18 +8,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/perfgate/perfgate/internal/attempts"
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/host"
-	"github.com/sethvargo/go-githubactions"
 )
 
 func init() {
 	register(Command{Name: "action", Summary: "the GitHub Action's entrypoint: COMMAND \"ARGS\"", Hidden: true, Run: runAction})
 }
-
-// verdicts names each exit code for the action's `verdict` output.
-var verdicts = map[int]string{exit.Pass: "pass", exit.Regression: "regression", exit.CannotJudge: "cannot-judge"}
 
 // hostNetworkCommands are the commands that reach what they start through
 // the host's loopback (the arms' compose services on 127.0.0.1/127.0.0.2)
@@ -81,7 +80,7 @@ func actionOutputs(s *IO, err error) error {
 	code := exit.Code(err)
 	if s.Env("GITHUB_OUTPUT") != "" {
 		a := githubactions.New(githubactions.WithGetenv(s.Env), githubactions.WithWriter(s.Out))
-		a.SetOutput("verdict", verdicts[code])
+		a.SetOutput("verdict", attempts.Word(code))
 		a.SetOutput("exit-code", strconv.Itoa(code))
 	}
 	if code == exit.Pass {

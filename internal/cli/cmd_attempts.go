@@ -2,26 +2,20 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/sethvargo/go-githubactions"
 
 	"github.com/perfgate/perfgate/internal/attempts"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/host"
-	"github.com/sethvargo/go-githubactions"
 )
 
 func init() {
 	register(Command{Name: "attempts next", Summary: "after an attempt: retry on a fresh runner, or final (prints which and why)", Run: runAttemptsNext})
 }
-
-// StallProneEnv is the workflow's list of CPU models on which a regression
-// is retried, comma-separated.
-const StallProneEnv = "STALL_PRONE"
 
 // DefaultAttemptRecord is where `attempts next` keeps the attempt's record,
 // beside the report the attempt job uploads.
@@ -41,7 +35,7 @@ func runAttemptsNext(ctx context.Context, s *IO, args []string) error {
 	noCode := fs.Bool("no-exit-code", false, "the attempt ended without an exit code (runner shut down, job time limit)")
 	cancelled := fs.Bool("workflow-cancelled", false, "the workflow itself was cancelled (concurrency group or a person): no retry")
 	model := fs.String("cpu-model", "", "the runner's CPU model (default: this machine's, from /proc/cpuinfo)")
-	stall := fs.String("stall-prone", s.Env(StallProneEnv), "CPU models on which a regression is retried, comma-separated (default $"+StallProneEnv+")")
+	stall := fs.String("stall-prone", s.Env(attempts.StallProneEnv), "CPU models on which a regression is retried, comma-separated (default $"+attempts.StallProneEnv+")")
 	maxRetries := fs.Int("max-retries", attempts.DefaultMaxRetries, "attempts that may follow the first")
 	record := fs.String("record", DefaultAttemptRecord, "where to keep the attempt's record for `perfgate verdict` (empty: nowhere)")
 	reportPath := fs.String("report", DefaultAttemptReport, "the attempt's JSON report, posted to --service with the attempt")
@@ -85,7 +79,7 @@ func runAttemptsNext(ctx context.Context, s *IO, args []string) error {
 	// be asked.
 	d = attemptsNextService(ctx, s, service, o, *reportPath, d)
 	if *record != "" {
-		if err := writeAttemptRecord(*record, attempts.NewRecord(o, d, host.Facts(s.Env).RunAttempt)); err != nil {
+		if err := attempts.WriteRecord(*record, attempts.NewRecord(o, d, host.Facts(s.Env).RunAttempt)); err != nil {
 			return err
 		}
 	}
@@ -96,34 +90,4 @@ func runAttemptsNext(ctx context.Context, s *IO, args []string) error {
 		a.SetOutput("reason", d.Reason)
 	}
 	return nil
-}
-
-func writeAttemptRecord(path string, r attempts.Record) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("keeping the attempt's record: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("keeping the attempt's record: %w", err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("keeping the attempt's record: %w", err)
-	}
-	return nil
-}
-
-// readAttemptRecord reads a record `attempts next` kept.
-func readAttemptRecord(path string) (attempts.Record, error) {
-	var r attempts.Record
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return r, fmt.Errorf("reading the attempt's record: %w", err)
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return r, exit.Refusef("%s: not an attempt record (%v): it is written by `perfgate attempts next`", path, err)
-	}
-	if r.Attempt < 1 {
-		return r, exit.Refusef("%s: attempt %d: an attempt record counts from 1; it is written by `perfgate attempts next`", path, r.Attempt)
-	}
-	return r, nil
 }

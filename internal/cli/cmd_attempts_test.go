@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/internal/attempts"
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
@@ -23,8 +24,8 @@ func TestAttemptsNext(t *testing.T) {
 		reason string
 	}{
 		{"cannot judge retries", []string{"--attempt", "1", "--exit-code", "2", "--cpu-model", "Intel Xeon"}, nil, 0, "retry", "cannot judge on Intel Xeon"},
-		{"regression on a stall-prone model retries", []string{"--attempt", "1", "--exit-code", "1", "--cpu-model", epycModel}, map[string]string{StallProneEnv: "Intel Xeon, " + epycModel}, 0, "retry", "stall-prone"},
-		{"--stall-prone wins over the variable", []string{"--attempt", "1", "--exit-code", "1", "--cpu-model", epycModel, "--stall-prone", "Intel Xeon"}, map[string]string{StallProneEnv: epycModel}, 0, "final", "not a stall-prone"},
+		{"regression on a stall-prone model retries", []string{"--attempt", "1", "--exit-code", "1", "--cpu-model", epycModel}, map[string]string{attempts.StallProneEnv: "Intel Xeon, " + epycModel}, 0, "retry", "stall-prone"},
+		{"--stall-prone wins over the variable", []string{"--attempt", "1", "--exit-code", "1", "--cpu-model", epycModel, "--stall-prone", "Intel Xeon"}, map[string]string{attempts.StallProneEnv: epycModel}, 0, "final", "not a stall-prone"},
 		{"regression elsewhere is final", []string{"--attempt", "2", "--exit-code", "1", "--cpu-model", "Intel Xeon"}, nil, 0, "final", "not a stall-prone"},
 		{"no exit code retries", []string{"--attempt", "1", "--no-exit-code"}, nil, 0, "retry", "without an exit code"},
 		{"workflow cancelled is final", []string{"--attempt", "1", "--no-exit-code", "--workflow-cancelled"}, nil, 0, "final", "cancelled"},
@@ -69,7 +70,7 @@ func TestAttemptsNext(t *testing.T) {
 			if !strings.Contains(string(outputs), "next<<") || !strings.Contains(string(outputs), "\n"+tc.next+"\n") || !strings.Contains(string(outputs), tc.reason) {
 				t.Errorf("GITHUB_OUTPUT holds %q, want next=%s and the reason", outputs, tc.next)
 			}
-			rec, err := readAttemptRecord(record)
+			rec, err := attempts.ReadRecord(record)
 			if err != nil {
 				t.Fatal(err)
 			}

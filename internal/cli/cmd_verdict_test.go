@@ -25,12 +25,12 @@ func writeAttemptFolders(t *testing.T, folders []attemptFolder) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, f := range folders {
-		run := filepath.Join(dir, AttemptFolderPrefix+itoa(f.n), "perf-run")
+		run := filepath.Join(dir, attempts.FolderPrefix+itoa(f.n), "perf-run")
 		if err := os.MkdirAll(run, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if f.record != nil {
-			if err := writeAttemptRecord(filepath.Join(run, "attempt.json"), *f.record); err != nil {
+			if err := attempts.WriteRecord(filepath.Join(run, "attempt.json"), *f.record); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -137,7 +137,7 @@ func TestVerdict(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "verdict")
 			stepSummary := filepath.Join(t.TempDir(), "step-summary")
 			os.WriteFile(stepSummary, nil, 0o644)
-			env := map[string]string{"GITHUB_STEP_SUMMARY": stepSummary, StallProneEnv: epycModel}
+			env := map[string]string{"GITHUB_STEP_SUMMARY": stepSummary, attempts.StallProneEnv: epycModel}
 			stdout, stderr, err := runBaseCLI(t, env, append([]string{"verdict", "--reports", dir, "--out", out}, tc.args...)...)
 			if got := exit.Code(err); got != tc.code {
 				t.Fatalf("exit %d, want %d (%v)\n%s\n%s", got, tc.code, err, stdout, stderr)

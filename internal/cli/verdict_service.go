@@ -71,7 +71,7 @@ type verdictService struct {
 	c   *client.Client
 }
 
-func newVerdictService(sf *serviceFlags, s *IO) (VerdictPublisher, error) {
+func newVerdictService(sf *serviceFlags, s *IO) (verdictPublisher, error) {
 	return dialService(sf, s)
 }
 
@@ -157,7 +157,7 @@ func refused(err error) bool {
 // the service would publish stays in progress, which a required check
 // shows. A refusal is an error, because only a change of configuration
 // makes the service's check complete.
-func (v *verdictService) PublishVerdict(ctx context.Context, fv *FinalVerdict) error {
+func (v *verdictService) PublishVerdict(ctx context.Context, fv *attempts.Verdict) error {
 	var last verdict.Facts
 	for _, r := range fv.Attempts {
 		sub, err := v.submission(r.Outcome, r.Report)

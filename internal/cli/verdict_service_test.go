@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/perfgate/perfgate/internal/attempts"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/report"
 	"github.com/perfgate/perfgate/internal/report/reporttest"
@@ -95,12 +96,12 @@ func TestServiceRecordsAttemptsAndDecides(t *testing.T) {
 	job := newActionsJob(t, is, srv.URL)
 	// The workflow lists the model as stall-prone, the service does not:
 	// the service's decision is the one that counts.
-	job.env[StallProneEnv] = stallyModel
+	job.env[attempts.StallProneEnv] = stallyModel
 	reports := t.TempDir()
 
 	attempt := func(n int, rep *report.Report, code string) string {
 		t.Helper()
-		run := filepath.Join(reports, AttemptFolderPrefix+itoa(n), "perf-run")
+		run := filepath.Join(reports, attempts.FolderPrefix+itoa(n), "perf-run")
 		os.MkdirAll(run, 0o755)
 		rep.Attempt = n
 		if err := report.Write(filepath.Join(run, "latest.json"), rep); err != nil {
@@ -185,9 +186,9 @@ func TestServiceUnreachableDecidesLocally(t *testing.T) {
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close()
 	job := newActionsJob(t, is, down.URL)
-	job.env[StallProneEnv] = stallyModel
+	job.env[attempts.StallProneEnv] = stallyModel
 	reports := t.TempDir()
-	run := filepath.Join(reports, AttemptFolderPrefix+"1", "perf-run")
+	run := filepath.Join(reports, attempts.FolderPrefix+"1", "perf-run")
 	os.MkdirAll(run, 0o755)
 	report.Write(filepath.Join(run, "latest.json"), reporttest.Regression())
 	out, errs, err := job.run(t, "attempts", "next", "--attempt", "1", "--exit-code", "1", "--cpu-model", stallyModel,

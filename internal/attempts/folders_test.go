@@ -1,0 +1,63 @@
+package attempts
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+// TestCollect reads real attempt folders: a retried cannot-judge whose
+// record `attempts next` kept, then a final pass with its own summary.
+func TestCollect(t *testing.T) {
+	dir := t.TempDir()
+	files := Files{Report: "latest.json", Summary: "summary.md"}
+	two, zero := 2, 0
+	recs := []Record{
+		{Attempt: 1, ExitCode: &two, CPUModel: "AMD EPYC", Next: Retry, Reason: "cannot judge: retried"},
+		{Attempt: 2, ExitCode: &zero, CPUModel: "Intel Xeon", Next: Final, Reason: "passed"},
+	}
+	for _, r := range recs {
+		folder := filepath.Join(dir, FolderPrefix+string(rune('0'+r.Attempt)), "perf-run")
+		if err := WriteRecord(filepath.Join(folder, RecordFile), r); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(folder, files.Summary), []byte("attempt summary\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := Collect(dir, []string{"failure", "success", "skipped"}, Policy{}, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.HasFinal || v.Final.Number != 2 || v.Code != exit.Pass || len(v.Attempts) != 2 || v.Err() != nil {
+		t.Fatalf("verdict %+v", v)
+	}
+	md, err := v.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"perfgate verdict: pass (attempt 2)", "| 1 | AMD EPYC | cannot-judge | retry: cannot judge: retried |", "### The final attempt (2)\n\nattempt summary"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary lacks %q:\n%s", want, md)
+		}
+	}
+	if want := "attempt 1 on AMD EPYC: cannot-judge; retry: cannot judge: retried\n"; !strings.HasPrefix(v.Text(), want) {
+		t.Errorf("text %q, want it to start with %q", v.Text(), want)
+	}
+}
+
+func TestParseJobResults(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    int
+		refused bool
+	}{{"", 0, false}, {"success, failure", 2, false}, {"success,passed", 0, true}} {
+		got, err := ParseJobResults(tc.in)
+		if (exit.Code(err) == exit.CannotJudge) != tc.refused || len(got) != tc.want {
+			t.Errorf("ParseJobResults(%q) = %v, %v", tc.in, got, err)
+		}
+	}
+}
