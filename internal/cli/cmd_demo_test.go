@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/demo"
 	"github.com/perfgate/perfgate/internal/testtier"
 )
 
@@ -61,7 +62,7 @@ func killJanitorOf(t *testing.T, folder string) {
 // judges nothing, so the test runs beside the package's other parallel ones.
 func TestKilledDemoLeavesNoStoreFolder(t *testing.T) {
 	testtier.Heavy(t, testtier.Postgres)
-	if !havePostgres() {
+	if !demo.HavePostgres() {
 		t.Fatal("this test needs PostgreSQL's initdb and postgres (apt-get install postgresql)")
 	}
 	t.Parallel()
