@@ -2,15 +2,9 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/experiment"
-	"github.com/perfgate/perfgate/internal/load"
 	"github.com/perfgate/perfgate/internal/plan"
 )
 
@@ -18,147 +12,30 @@ func init() {
 	register(Command{Name: "experiment", Summary: "run a plan's capacity experiment: the knee, the first gauge to move, a user population, a client ramp (docs/experiment.md)", Run: runExperiment})
 }
 
+// runExperiment is experiment.RunPlan with the command line's flags.
 func runExperiment(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("experiment", s)
-	planPath := fs.String("plan", "perf/plan.toml", "the plan `file`; its [experiment] table says what to run")
-	target := fs.String("target", "", "base `URL` of the target (http://127.0.0.1:8080)")
-	out := fs.String("out", "", "write the JSON report to this `file`")
-	htmlOut := fs.String("html", "", "write the HTML report (inline SVG charts) to this `file`")
-	previous := fs.String("previous", "", "compare the knee and the other routine numbers with this earlier JSON report `file`")
-	shard := fs.String("shard", "", "run shard `i/N` of the schedule (i from 0; \"/N\" takes i from JOB_COMPLETION_INDEX)")
-	start := fs.String("start", "", "shared schedule origin of the shards, RFC 3339 `time` (2026-12-01T10:00:00Z)")
-	onError := fs.String("on-error", "", "`continue` or abort (stop at the first failed request); default: the plan's on_error")
-	caFile := fs.String("ca-file", "", "trust this CA `file` for an https target")
-	pid := fs.Int("pid", 0, "the target's process `id` on this machine: its memory is sampled each second, for a plateau's growth")
-	seed := fs.Int64("seed", 1, "seed of the data draws")
-	var vars loadVarList
-	fs.Var(&vars, "var", "`name=value` (or name=@file) for a plan variable; repeatable")
+	o := experiment.PlanOptions{Getenv: s.Env, Stdout: s.Out, Resolved: func(v *plan.Vars) { maskSecrets(s, v) }}
+	fs.StringVar(&o.Plan, "plan", "perf/plan.toml", "the plan `file`; its [experiment] table says what to run")
+	fs.StringVar(&o.Target, "target", "", "base `URL` of the target (http://127.0.0.1:8080)")
+	fs.StringVar(&o.Out, "out", "", "write the JSON report to this `file`")
+	fs.StringVar(&o.HTML, "html", "", "write the HTML report (inline SVG charts) to this `file`")
+	fs.StringVar(&o.Previous, "previous", "", "compare the knee and the other routine numbers with this earlier JSON report `file`")
+	fs.StringVar(&o.Shard, "shard", "", "run shard `i/N` of the schedule (i from 0; \"/N\" takes i from JOB_COMPLETION_INDEX)")
+	fs.StringVar(&o.Start, "start", "", "shared schedule origin of the shards, RFC 3339 `time` (2026-12-01T10:00:00Z)")
+	fs.StringVar(&o.OnError, "on-error", "", "`continue` or abort (stop at the first failed request); default: the plan's on_error")
+	fs.StringVar(&o.CAFile, "ca-file", "", "trust this CA `file` for an https target")
+	fs.IntVar(&o.PID, "pid", 0, "the target's process `id` on this machine: its memory is sampled each second, for a plateau's growth")
+	fs.Int64Var(&o.Seed, "seed", 1, "seed of the data draws")
+	fs.Var((*listFlag)(&o.Vars), "var", "`name=value` (or name=@file) for a plan variable; repeatable")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return exit.Refusef("perfgate experiment: unexpected argument %q; every setting is a flag (see `perfgate experiment -h`)", fs.Arg(0))
 	}
-	if *target == "" {
-		return exit.Refusef("perfgate experiment: --target is missing; write --target http://127.0.0.1:8080")
-	}
-	sh, err := parseShard(*shard, s.Env("JOB_COMPLETION_INDEX"))
-	if err != nil {
-		return err
-	}
-	var origin time.Time
-	if *start != "" {
-		if origin, err = time.Parse(time.RFC3339Nano, *start); err != nil {
-			return exit.Refusef("perfgate experiment: --start %q is not an RFC 3339 time; write --start 2026-12-01T10:00:00Z", *start)
-		}
-		if late := time.Since(origin); late > time.Second {
-			// Every arrival would be due already: the engines would drop
-			// them as late, not send them.
-			return exit.Refusef("perfgate experiment: --start %s was %s ago; give every shard the same start a little in the future, such as $(date -u -d '+60 seconds' +%%Y-%%m-%%dT%%H:%%M:%%SZ)", *start, late.Round(time.Second))
-		}
-	} else if sh.Of > 1 {
-		return exit.Refusef("perfgate experiment: --shard %s needs the shared --start time every shard counts its schedule from; write --start 2026-12-01T10:00:00Z", *shard)
-	}
-	p, err := plan.ParseFile(*planPath)
-	if err != nil {
-		return err
-	}
-	if !p.Experiment.Written {
-		return exit.Refusef("%s:1: the plan has no [experiment] table; add one such as\n[experiment]\nmodel = \"closed\"\nmax_concurrency = 32\n(docs/experiment.md)", p.Path)
-	}
-	if sh.Of > 1 && p.Experiment.Control != "" {
-		// The control ramp runs after the main one, on each shard's own
-		// clock: shards would not share its schedule.
-		return exit.Refusef("%s:%d: a control ramp does not run as shards; run it unsharded, or remove control from [experiment]", p.Path, p.Line("experiment", "control"))
-	}
-	switch *onError {
-	case "":
-	case "abort", "continue":
-		if p.Experiment.Model != "clients" {
-			return exit.Refusef("perfgate experiment: --on-error applies to the clients model, and %s:%d runs model = %q; drop --on-error", p.Path, p.Experiment.Line, p.Experiment.Model)
-		}
-		p.Experiment.OnError = *onError
-	default:
-		return exit.Refusef("perfgate experiment: --on-error %q; write --on-error abort or --on-error continue", *onError)
-	}
-	v, err := plan.ResolveVars(p, vars, s.Env)
-	if err != nil {
-		return err
-	}
-	maskSecrets(s, v)
-	var prev *experiment.Report
-	if *previous != "" {
-		if prev, err = experiment.ReadFile(*previous); err != nil {
-			return exit.Refuse(fmt.Errorf("perfgate experiment --previous: %w", err))
-		}
-	}
-	spec := experiment.Spec{Plan: p, Vars: v, Seed: *seed, Target: *target, Shown: v.Redact(*target), CAFile: *caFile, Shard: sh, Start: origin, PID: *pid}
-	var mu sync.Mutex
-	progressed := false
 	if s.IsTerminal {
-		spec.Progress = func(pr experiment.Progress) {
-			mu.Lock()
-			defer mu.Unlock()
-			progressed = true
-			fmt.Fprintf(s.Err, "\r%s\x1b[K", experiment.FormatProgress(pr))
-		}
+		o.Progress = s.Err
 	}
-	rep, err := experiment.Run(ctx, spec)
-	mu.Lock()
-	if progressed {
-		fmt.Fprintln(s.Err)
-	}
-	mu.Unlock()
-	if err != nil {
-		return exit.Refuse(fmt.Errorf("perfgate experiment against %s: %w", spec.Shown, err))
-	}
-	if prev != nil {
-		experiment.Compare(rep, prev, *previous)
-	}
-	return finishExperiment(s, rep, *out, *htmlOut)
-}
-
-// finishExperiment prints and writes a report and turns its verdict into
-// the exit code: 0 answered, 1 a threshold or the previous run's knee
-// failed, 2 the run could not answer its question.
-func finishExperiment(s *IO, rep *experiment.Report, out, htmlOut string) error {
-	if err := experiment.WriteSummary(s.Out, rep); err != nil {
-		return fmt.Errorf("writing the summary: %w", err)
-	}
-	if out != "" {
-		if err := rep.WriteFile(out); err != nil {
-			return err
-		}
-	}
-	if htmlOut != "" {
-		if err := experiment.WriteHTMLFile(htmlOut, rep); err != nil {
-			return err
-		}
-	}
-	switch rep.Exit {
-	case 0:
-		return nil
-	case 1:
-		return exit.Regressionf("perfgate experiment: %s", rep.Verdict)
-	default:
-		return exit.Refusef("perfgate experiment: %s", rep.Verdict)
-	}
-}
-
-// parseShard reads "i/N"; "/N" takes i from JOB_COMPLETION_INDEX (a
-// Kubernetes Indexed Job sets it in each pod).
-func parseShard(s, jobIndex string) (load.Shard, error) {
-	if s == "" {
-		return load.Shard{}, nil
-	}
-	i, n, ok := strings.Cut(s, "/")
-	if ok && i == "" {
-		i = jobIndex
-	}
-	idx, err1 := strconv.Atoi(i)
-	of, err2 := strconv.Atoi(n)
-	if !ok || err1 != nil || err2 != nil || of < 1 || idx < 0 || idx >= of {
-		return load.Shard{}, exit.Refusef("perfgate experiment: --shard %q (JOB_COMPLETION_INDEX %q); write --shard 0/4 for the first of four shards (i runs from 0 to N-1)", s, jobIndex)
-	}
-	return load.Shard{Index: idx, Of: of}, nil
+	return experiment.RunPlan(ctx, o)
 }

@@ -42,5 +42,5 @@ func runMerge(ctx context.Context, s *IO, args []string) error {
 		}
 		experiment.Compare(m, prev, *previous)
 	}
-	return finishExperiment(s, m, *out, *htmlOut)
+	return experiment.Finish(s.Out, m, *out, *htmlOut)
 }

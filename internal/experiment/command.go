@@ -1,0 +1,172 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/plan"
+)
+
+// PlanOptions are perfgate experiment's inputs: the plan file whose
+// [experiment] table says what to run, and the command line's settings.
+type PlanOptions struct {
+	Plan, Target string
+	Out, HTML    string // the JSON and HTML reports' files; "" for none
+	Previous     string // an earlier JSON report to compare the knee with
+	Shard        string // "i/N", or "/N" with i from JOB_COMPLETION_INDEX
+	Start        string // the shards' shared schedule origin, RFC 3339
+	OnError      string // the clients model's on_error: abort or continue
+	CAFile       string
+	PID          int // the target's process, sampled for a plateau's growth
+	Seed         int64
+	Vars         []string
+	Getenv       func(string) string
+	// Resolved sees the plan's variables before any request is made (the
+	// action masks their secrets).
+	Resolved func(*plan.Vars)
+	// Stdout receives the summary; Progress, when set, the live line.
+	Stdout, Progress io.Writer
+}
+
+func (o PlanOptions) env(name string) string {
+	if o.Getenv == nil {
+		return ""
+	}
+	return o.Getenv(name)
+}
+
+// RunPlan reads the plan, checks the command line against it, runs the
+// experiment and finishes it (Finish).
+func RunPlan(ctx context.Context, o PlanOptions) error {
+	if o.Target == "" {
+		return exit.Refusef("perfgate experiment: --target is missing; write --target http://127.0.0.1:8080")
+	}
+	sh, err := ParseShard(o.Shard, o.env("JOB_COMPLETION_INDEX"))
+	if err != nil {
+		return err
+	}
+	var origin time.Time
+	if o.Start != "" {
+		if origin, err = time.Parse(time.RFC3339Nano, o.Start); err != nil {
+			return exit.Refusef("perfgate experiment: --start %q is not an RFC 3339 time; write --start 2026-12-01T10:00:00Z", o.Start)
+		}
+		if late := time.Since(origin); late > time.Second {
+			// Every arrival would be due already: the engines would drop
+			// them as late, not send them.
+			return exit.Refusef("perfgate experiment: --start %s was %s ago; give every shard the same start a little in the future, such as $(date -u -d '+60 seconds' +%%Y-%%m-%%dT%%H:%%M:%%SZ)", o.Start, late.Round(time.Second))
+		}
+	} else if sh.Of > 1 {
+		return exit.Refusef("perfgate experiment: --shard %s needs the shared --start time every shard counts its schedule from; write --start 2026-12-01T10:00:00Z", o.Shard)
+	}
+	p, err := plan.ParseFile(o.Plan)
+	if err != nil {
+		return err
+	}
+	if !p.Experiment.Written {
+		return exit.Refusef("%s:1: the plan has no [experiment] table; add one such as\n[experiment]\nmodel = \"closed\"\nmax_concurrency = 32\n(docs/experiment.md)", p.Path)
+	}
+	if sh.Of > 1 && p.Experiment.Control != "" {
+		// The control ramp runs after the main one, on each shard's own
+		// clock: shards would not share its schedule.
+		return exit.Refusef("%s:%d: a control ramp does not run as shards; run it unsharded, or remove control from [experiment]", p.Path, p.Line("experiment", "control"))
+	}
+	switch o.OnError {
+	case "":
+	case "abort", "continue":
+		if p.Experiment.Model != "clients" {
+			return exit.Refusef("perfgate experiment: --on-error applies to the clients model, and %s:%d runs model = %q; drop --on-error", p.Path, p.Experiment.Line, p.Experiment.Model)
+		}
+		p.Experiment.OnError = o.OnError
+	default:
+		return exit.Refusef("perfgate experiment: --on-error %q; write --on-error abort or --on-error continue", o.OnError)
+	}
+	v, err := plan.ResolveVars(p, o.Vars, o.env)
+	if err != nil {
+		return err
+	}
+	if o.Resolved != nil {
+		o.Resolved(v)
+	}
+	var prev *Report
+	if o.Previous != "" {
+		if prev, err = ReadFile(o.Previous); err != nil {
+			return exit.Refuse(fmt.Errorf("perfgate experiment --previous: %w", err))
+		}
+	}
+	spec := Spec{Plan: p, Vars: v, Seed: o.Seed, Target: o.Target, Shown: v.Redact(o.Target), CAFile: o.CAFile, Shard: sh, Start: origin, PID: o.PID}
+	var mu sync.Mutex
+	progressed := false
+	if o.Progress != nil {
+		spec.Progress = func(pr Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			progressed = true
+			fmt.Fprintf(o.Progress, "\r%s\x1b[K", FormatProgress(pr))
+		}
+	}
+	rep, err := Run(ctx, spec)
+	mu.Lock()
+	if progressed {
+		fmt.Fprintln(o.Progress)
+	}
+	mu.Unlock()
+	if err != nil {
+		return exit.Refuse(fmt.Errorf("perfgate experiment against %s: %w", spec.Shown, err))
+	}
+	if prev != nil {
+		Compare(rep, prev, o.Previous)
+	}
+	return Finish(o.Stdout, rep, o.Out, o.HTML)
+}
+
+// Finish prints and writes a report and turns its verdict into
+// the exit code: 0 answered, 1 a threshold or the previous run's knee
+// failed, 2 the run could not answer its question.
+func Finish(w io.Writer, rep *Report, out, htmlOut string) error {
+	if err := WriteSummary(w, rep); err != nil {
+		return fmt.Errorf("writing the summary: %w", err)
+	}
+	if out != "" {
+		if err := rep.WriteFile(out); err != nil {
+			return err
+		}
+	}
+	if htmlOut != "" {
+		if err := WriteHTMLFile(htmlOut, rep); err != nil {
+			return err
+		}
+	}
+	switch rep.Exit {
+	case 0:
+		return nil
+	case 1:
+		return exit.Regressionf("perfgate experiment: %s", rep.Verdict)
+	default:
+		return exit.Refusef("perfgate experiment: %s", rep.Verdict)
+	}
+}
+
+// ParseShard reads "i/N"; "/N" takes i from JOB_COMPLETION_INDEX (a
+// Kubernetes Indexed Job sets it in each pod).
+func ParseShard(s, jobIndex string) (load.Shard, error) {
+	if s == "" {
+		return load.Shard{}, nil
+	}
+	i, n, ok := strings.Cut(s, "/")
+	if ok && i == "" {
+		i = jobIndex
+	}
+	idx, err1 := strconv.Atoi(i)
+	of, err2 := strconv.Atoi(n)
+	if !ok || err1 != nil || err2 != nil || of < 1 || idx < 0 || idx >= of {
+		return load.Shard{}, exit.Refusef("perfgate experiment: --shard %q (JOB_COMPLETION_INDEX %q); write --shard 0/4 for the first of four shards (i runs from 0 to N-1)", s, jobIndex)
+	}
+	return load.Shard{Index: idx, Of: of}, nil
+}
