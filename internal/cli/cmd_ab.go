@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
-	"github.com/perfgate/perfgate/internal/contract"
+	"github.com/sethvargo/go-githubactions"
+
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
-	"github.com/sethvargo/go-githubactions"
 )
 
 func init() {
@@ -71,33 +70,14 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 		o.Arms = gate.Pair(f.Base.spec(pairs.RoleBase), f.Head.spec(pairs.RoleHead))
 		o.Store = o.Store || f.Store
 	case *baseCmd != "" && *headCmd != "":
-		// Checked before anything starts: a remote URL was once refused
-		// only after both arms were up.
-		for _, u := range []struct {
-			flag, val string
-			schemes   []string
-		}{{"base-url", *baseURL, []string{"http", "https"}}, {"head-url", *headURL, []string{"http", "https"}}, {"ready", *ready, []string{"http", "https", "tcp"}}} {
-			if u.val == "" || u.flag == "ready" && strings.HasPrefix(u.val, "/") {
-				continue
-			}
-			if err := contract.LoopbackURL(u.val, u.schemes...); err != nil {
-				return exit.Refusef("ab: --%s %q %v", u.flag, withoutUserinfo(u.val), err)
-			}
+		if o.Arms, err = gate.CommandArms(gate.CommandArm{Cmd: *baseCmd, URL: *baseURL, Dir: *baseDir}, gate.CommandArm{Cmd: *headCmd, URL: *headURL, Dir: *headDir}, *ready); err != nil {
+			return err
 		}
-		o.Arms = gate.Pair(
-			gate.ArmSpec{Command: []string{"sh", "-c", "exec " + *baseCmd}, URL: *baseURL, Dir: *baseDir, Ready: *ready},
-			gate.ArmSpec{Command: []string{"sh", "-c", "exec " + *headCmd}, URL: *headURL, Dir: *headDir, Ready: *ready})
 	default:
 		return exit.Refusef("ab: give both --base-cmd and --head-cmd, or --arms FILE (docs/ab.md)")
 	}
-	if c, ok := p.Controls.Of(plan.ControlVariant); ok {
-		// The variant arm is the head's command started again beside
-		// the head, with the control's overrides in its environment.
-		va, err := gate.VariantOf(o.Arms[1], c.Overrides)
-		if err != nil {
-			return exit.Refusef("ab: %s:%d: %v", c.File, c.Line, err)
-		}
-		o.Arms = append(o.Arms, va)
+	if o.Arms, err = gate.WithVariant(o.Arms, p.Controls); err != nil {
+		return err
 	}
 	// The run's errors may quote a request, a URL or an arm's log: the
 	// whole message, inner errors included, is redacted.
@@ -139,25 +119,4 @@ func appendStepSummary(s *IO, mdPath string) error {
 	}
 	githubactions.New(githubactions.WithGetenv(s.Env)).AddStepSummary(string(md))
 	return nil
-}
-
-// withoutUserinfo is raw with any user name and password cut out, for a
-// refusal to quote: a URL refused for carrying credentials must not print
-// them. The @PORT@ placeholder is kept, so its @ signs are not taken for
-// the one that ends the credentials.
-func withoutUserinfo(raw string) string {
-	const hidden = "\x00PORT\x00"
-	s := strings.ReplaceAll(raw, "@PORT@", hidden)
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		return raw
-	}
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
-		rest = rest[at+1:]
-	}
-	return strings.ReplaceAll(scheme+"://"+rest, hidden, "@PORT@")
 }

@@ -1,0 +1,71 @@
+package gate
+
+import (
+	"strings"
+
+	"github.com/perfgate/perfgate/internal/contract"
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/plan"
+)
+
+// CommandArm is one arm of perfgate ab given on the command line: a shell
+// command, and optionally its URL and work directory.
+type CommandArm struct {
+	Cmd, URL, Dir string
+}
+
+// CommandArms are the base and head of perfgate ab's --base-*/--head-*
+// flags. URLs are checked before anything starts: a remote URL was once
+// refused only after both arms were up.
+func CommandArms(base, head CommandArm, ready string) ([]ArmSpec, error) {
+	for _, u := range []struct {
+		flag, val string
+		schemes   []string
+	}{{"base-url", base.URL, []string{"http", "https"}}, {"head-url", head.URL, []string{"http", "https"}}, {"ready", ready, []string{"http", "https", "tcp"}}} {
+		if u.val == "" || u.flag == "ready" && strings.HasPrefix(u.val, "/") {
+			continue
+		}
+		if err := contract.LoopbackURL(u.val, u.schemes...); err != nil {
+			return nil, exit.Refusef("ab: --%s %q %v", u.flag, withoutUserinfo(u.val), err)
+		}
+	}
+	return Pair(
+		ArmSpec{Command: []string{"sh", "-c", "exec " + base.Cmd}, URL: base.URL, Dir: base.Dir, Ready: ready},
+		ArmSpec{Command: []string{"sh", "-c", "exec " + head.Cmd}, URL: head.URL, Dir: head.Dir, Ready: ready}), nil
+}
+
+// WithVariant adds the variant arm to Pair's base and head when the controls hold a variant
+// control: the head's command started again beside the head, with the
+// control's overrides in its environment.
+func WithVariant(arms []ArmSpec, ctls plan.Controls) ([]ArmSpec, error) {
+	c, ok := ctls.Of(plan.ControlVariant)
+	if !ok {
+		return arms, nil
+	}
+	va, err := VariantOf(arms[1], c.Overrides)
+	if err != nil {
+		return nil, exit.Refusef("ab: %s:%d: %v", c.File, c.Line, err)
+	}
+	return append(arms, va), nil
+}
+
+// withoutUserinfo is raw with any user name and password cut out, for a
+// refusal to quote: a URL refused for carrying credentials must not print
+// them. The @PORT@ placeholder is kept, so its @ signs are not taken for
+// the one that ends the credentials.
+func withoutUserinfo(raw string) string {
+	const hidden = "\x00PORT\x00"
+	s := strings.ReplaceAll(raw, "@PORT@", hidden)
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return raw
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		rest = rest[at+1:]
+	}
+	return strings.ReplaceAll(scheme+"://"+rest, hidden, "@PORT@")
+}

@@ -1,0 +1,126 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/load"
+)
+
+// Rejudge is perfgate compare: r judged again with the command line's
+// tolerances (KEY=PERCENT, a class or a metric of this report) laid over
+// its own, and by rule when one is given ("" keeps the report's).
+func Rejudge(r *Report, tolerances []string, rule string) error {
+	tol, err := overrideTolerances(r.Input, tolerances)
+	if err != nil {
+		return err
+	}
+	r.Input.Tolerance = tol
+	if rule != "" {
+		if !slices.Contains(judge.Rules, rule) {
+			return exit.Refusef("compare: --rule %q: write --rule paired or --rule seed", rule)
+		}
+		r.Input.Rule = rule
+	}
+	r.Verdict = judge.Judge(r.Input)
+	// The after-run checks compare with what was sent, not with a
+	// tolerance: their lines and their effect on the verdict (a failed
+	// check of the head is a regression, a control that did not fail is
+	// cannot judge) carry over as the gate applied them.
+	r.Controls.Apply(&r.Verdict)
+	r.Rejudged = true
+	return nil
+}
+
+// CheckKind refuses a report of another kind, such as the one
+// `perfgate load --out` writes, which would otherwise be read as a gate's
+// report that "names no metric". A file that cannot be read or parsed is
+// left to report.Read, which says why.
+func CheckKind(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if json.Unmarshal(b, &head) != nil || head.Kind == "" {
+		return nil
+	}
+	if head.Kind == load.ReportKind {
+		return exit.Refusef("compare: %s is a `perfgate load` report (kind %q): it measured one target and holds no base and head to judge; give the report of an A/B gate (`perfgate ab` or `perfgate run` write latest.json)", path, head.Kind)
+	}
+	return exit.Refusef("compare: %s is a report of kind %q, not an A/B gate's report; give the latest.json that `perfgate ab` or `perfgate run` wrote", path, head.Kind)
+}
+
+// overrideTolerances lays the command line's tolerances over the report's.
+// A key must name a class or a metric of this report, so a typo is refused
+// rather than silently judged with the default.
+func overrideTolerances(in judge.Input, flags []string) (map[string]float64, error) {
+	out := maps.Clone(in.Tolerance)
+	if out == nil {
+		out = map[string]float64{}
+	}
+	known := map[string]bool{}
+	for _, c := range judge.Classes {
+		known[string(c)] = true
+	}
+	for _, m := range in.Metrics {
+		known[m.ID] = true
+	}
+	for _, f := range flags {
+		key, val, ok := strings.Cut(f, "=")
+		key = strings.TrimSpace(key)
+		if !ok || key == "" {
+			return nil, exit.Refusef("compare: --tolerance %q: write KEY=PERCENT, e.g. --tolerance latency=30 or --tolerance p99.search=40", f)
+		}
+		if !known[key] {
+			return nil, exit.Refusef("compare: --tolerance %q: %q is no class and no metric of this report; the classes are %s and the metrics %s", f, key, compareClasses(), compareMetricIDs(in))
+		}
+		pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(val), "%"), 64)
+		if err != nil || pct < 0 || pct != pct || pct > 1e6 {
+			return nil, exit.Refusef("compare: --tolerance %q: the tolerance is a percentage of 0 or more, e.g. %s=30", f, key)
+		}
+		out[key] = pct / 100
+	}
+	return out, nil
+}
+
+func compareClasses() string {
+	s := make([]string, len(judge.Classes))
+	for i, c := range judge.Classes {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ", ")
+}
+
+func compareMetricIDs(in judge.Input) string {
+	s := make([]string, len(in.Metrics))
+	for i, m := range in.Metrics {
+		s[i] = m.ID
+	}
+	return strings.Join(s, ", ")
+}
+
+// WriteMarkdownFile writes the Markdown summary of r to path.
+func WriteMarkdownFile(path string, r *Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing the summary: %w", err)
+	}
+	if err := Markdown(f, r); err != nil {
+		f.Close()
+		return fmt.Errorf("writing the summary %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing the summary %s: %w", path, err)
+	}
+	return nil
+}
