@@ -4,10 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"path/filepath"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/exit"
@@ -21,55 +18,19 @@ func init() {
 	register(Command{Name: "services down", Summary: "remove every container, network and volume of a run, by its label", Run: runServicesDown})
 }
 
+// treeFlags fill a services.Pair from the command line.
 type treeFlags struct {
-	head, base, project string
-	files, profiles     listFlag
-	seeds, env          listFlag
+	services.Pair
 }
 
 func (t *treeFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&t.head, "head", ".", "the head's tree")
-	fs.StringVar(&t.base, "base", "", "the base's tree (required)")
-	fs.StringVar(&t.project, "project", "", "compose project name (default: the head tree's folder name)")
-	fs.Var(&t.files, "f", "compose file, relative to each tree; repeat in merge order (default compose.yaml)")
-	fs.Var(&t.profiles, "profile", "compose profile to enable; repeatable")
-	fs.Var(&t.seeds, "seed", "SERVICE=FILE: a file the service is seeded from, relative to each tree; repeatable")
-	fs.Var(&t.env, "env", "NAME=VALUE for compose interpolation (beside each tree's .env); repeatable")
-}
-
-func (t *treeFlags) trees(name string) (services.Tree, services.Tree, error) {
-	if t.base == "" {
-		return services.Tree{}, services.Tree{}, exit.Refusef("perfgate %s: --base is required: name the base's tree (e.g. --base target/perf-base/tree)", name)
-	}
-	files := []string(t.files)
-	if len(files) == 0 {
-		files = []string{"compose.yaml"}
-	}
-	seeds := map[string][]string{}
-	for _, s := range t.seeds {
-		svc, file, ok := strings.Cut(s, "=")
-		if !ok || svc == "" || file == "" {
-			return services.Tree{}, services.Tree{}, exit.Refusef("perfgate %s: --seed %q: write SERVICE=FILE, e.g. --seed pixseed=docker/quickstart/patients.tsv", name, s)
-		}
-		seeds[svc] = append(seeds[svc], file)
-	}
-	for _, e := range t.env {
-		if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
-			return services.Tree{}, services.Tree{}, exit.Refusef("perfgate %s: --env %q: write NAME=VALUE", name, e)
-		}
-	}
-	project := t.project
-	if project == "" {
-		abs, err := filepath.Abs(t.head)
-		if err != nil {
-			return services.Tree{}, services.Tree{}, fmt.Errorf("resolving --head %s: %w", t.head, err)
-		}
-		project = services.SafeName(filepath.Base(abs))
-	}
-	mk := func(dir string) services.Tree {
-		return services.Tree{Dir: dir, Files: files, Seeds: seeds, Project: project, Profiles: t.profiles, Env: t.env}
-	}
-	return mk(t.head), mk(t.base), nil
+	fs.StringVar(&t.Head, "head", ".", "the head's tree")
+	fs.StringVar(&t.Base, "base", "", "the base's tree (required)")
+	fs.StringVar(&t.Project, "project", "", "compose project name (default: the head tree's folder name)")
+	fs.Var((*listFlag)(&t.Files), "f", "compose file, relative to each tree; repeat in merge order (default compose.yaml)")
+	fs.Var((*listFlag)(&t.Profiles), "profile", "compose profile to enable; repeatable")
+	fs.Var((*listFlag)(&t.Seeds), "seed", "SERVICE=FILE: a file the service is seeded from, relative to each tree; repeatable")
+	fs.Var((*listFlag)(&t.Env), "env", "NAME=VALUE for compose interpolation (beside each tree's .env); repeatable")
 }
 
 func runServicesPlan(ctx context.Context, s *IO, args []string) error {
@@ -79,7 +40,7 @@ func runServicesPlan(ctx context.Context, s *IO, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	head, base, err := tf.trees("services plan")
+	head, base, err := tf.Trees("services plan")
 	if err != nil {
 		return err
 	}
@@ -87,36 +48,8 @@ func runServicesPlan(ctx context.Context, s *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	printPlan(s.Out, p)
+	p.WriteTable(s.Out)
 	return nil
-}
-
-func printPlan(w io.Writer, p *services.Plan) {
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "GROUP\tSERVICES\tBASE\tWHY")
-	for i, g := range p.Groups {
-		mode := "shared"
-		if g.Copied {
-			mode = "copied"
-		}
-		why := g.Why
-		if len(g.ByPath) > 0 {
-			// Said in the table: a reader must not take "identical" to
-			// cover a host folder nobody read.
-			why += "; outside the trees, compared by path only: " + strings.Join(g.ByPath, ", ")
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, strings.Join(g.Services, ", "), mode, why)
-	}
-	tw.Flush()
-	if p.Copied() {
-		fmt.Fprintf(w, "\nThe base's copies run as compose project %s on %s.\n", services.SafeName(p.Project)+"-<run id>"+services.BaseSuffix, services.BaseHost)
-		for _, m := range p.Moved {
-			fmt.Fprintf(w, "  %s: %s:%s/%s -> %s:%s\n", m.Service, m.From, m.Port, m.Protocol, services.BaseHost, m.Port)
-		}
-	} else {
-		fmt.Fprintln(w, "\nNothing differs: both arms share every service.")
-	}
-	fmt.Fprintf(w, "diff took %s\n", p.DiffTime.Round(time.Millisecond))
 }
 
 func runServicesUp(ctx context.Context, s *IO, args []string) error {
@@ -129,7 +62,7 @@ func runServicesUp(ctx context.Context, s *IO, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	head, base, err := tf.trees("services up")
+	head, base, err := tf.Trees("services up")
 	if err != nil {
 		return err
 	}
@@ -142,7 +75,7 @@ func runServicesUp(ctx context.Context, s *IO, args []string) error {
 		return err
 	}
 	p.WaitTimeout = *wait
-	printPlan(s.Out, p)
+	p.WriteTable(s.Out)
 	// What a killed `perfgate run` of this checkout left holds its ports.
 	// Services this command started are not swept: they carry no owner,
 	// they are meant to outlive it.
