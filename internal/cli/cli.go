@@ -23,6 +23,9 @@ type IO struct {
 	Getenv func(string) string
 	// IsTerminal reports whether Err is a terminal (live progress lines).
 	IsTerminal bool
+	// SelfContainer finds the action's own container ("" outside one);
+	// nil asks docker (host.SelfContainerID).
+	SelfContainer func() string
 }
 
 // Env returns the value of an environment variable through the injected getter.
@@ -39,17 +42,6 @@ type Command struct {
 	Summary string
 	Hidden  bool
 	Run     func(ctx context.Context, io *IO, args []string) error
-}
-
-var commands = map[string]Command{}
-
-// register adds a command; each command's file calls it from init, so the
-// table of commands is static and complete before Run.
-func register(c Command) {
-	if _, dup := commands[c.Name]; dup {
-		panic("cli: command registered twice: " + c.Name)
-	}
-	commands[c.Name] = c
 }
 
 // Run runs perfgate with args (without the program name).
@@ -79,11 +71,11 @@ func dispatch(ctx context.Context, args []string, s *IO) error {
 	}
 	// Two-word commands ("services plan") win over one-word ones.
 	if len(args) >= 2 {
-		if c, ok := commands[args[0]+" "+args[1]]; ok {
+		if c, ok := lookup(args[0] + " " + args[1]); ok {
 			return c.Run(ctx, s, args[2:])
 		}
 	}
-	if c, ok := commands[args[0]]; ok {
+	if c, ok := lookup(args[0]); ok {
 		return c.Run(ctx, s, args[1:])
 	}
 	return exit.Refusef("unknown command %q: run `perfgate help` for the list", strings.Join(args[:1], " "))
@@ -92,15 +84,15 @@ func dispatch(ctx context.Context, args []string, s *IO) error {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "perfgate: a performance gate for HTTP services (exit 0 pass, 1 regression, 2 cannot judge)")
 	fmt.Fprintln(w, "\nCommands:")
-	names := make([]string, 0, len(commands))
-	for n, c := range commands {
+	var shown []Command
+	for _, c := range table() {
 		if !c.Hidden {
-			names = append(names, n)
+			shown = append(shown, c)
 		}
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-18s %s\n", n, commands[n].Summary)
+	sort.Slice(shown, func(i, j int) bool { return shown[i].Name < shown[j].Name })
+	for _, c := range shown {
+		fmt.Fprintf(w, "  %-18s %s\n", c.Name, c.Summary)
 	}
 }
 

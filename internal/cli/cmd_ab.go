@@ -15,10 +15,6 @@ import (
 	"github.com/perfgate/perfgate/internal/report"
 )
 
-func init() {
-	register(Command{Name: "ab", Summary: "run the A/B gate over two arms given as commands or an arms file", Run: runAB})
-}
-
 func runAB(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("ab", s)
 	planPath := fs.String("plan", "perf/plan.toml", "the plan")

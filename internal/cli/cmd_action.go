@@ -16,10 +16,6 @@ import (
 	"github.com/perfgate/perfgate/internal/host"
 )
 
-func init() {
-	register(Command{Name: "action", Summary: "the GitHub Action's entrypoint: COMMAND \"ARGS\"", Hidden: true, Run: runAction})
-}
-
 // hostNetworkCommands are the commands that reach what they start through
 // the host's loopback (the arms' compose services on 127.0.0.1/127.0.0.2)
 // or hand the docker engine paths of the tree (a build_image's mount): in a
@@ -101,17 +97,22 @@ func needsSibling(s *IO, words []string) bool {
 	if !hostNetworkCommands[cmd] || s.Env(host.SiblingEnv) == "1" || s.Env("PERFGATE_NO_SIBLING") == "1" {
 		return false
 	}
-	return selfContainer() != ""
+	return selfContainer(s) != ""
 }
 
-// selfContainer is where the action's container is found; tests replace it.
-var selfContainer = host.SelfContainerID
+// selfContainer is where the action's container is found.
+func selfContainer(s *IO) string {
+	if s.SelfContainer != nil {
+		return s.SelfContainer()
+	}
+	return host.SelfContainerID()
+}
 
 // runSibling runs the action again in a sibling container on the host's
 // network and passes its exit code through; the sibling writes the step's
 // outputs and summary into the same runner files.
 func runSibling(ctx context.Context, s *IO, args []string) error {
-	id := selfContainer()
+	id := selfContainer(s)
 	self, err := host.Inspect(ctx, id)
 	if err != nil {
 		return actionOutputs(s, exit.Refuse(fmt.Errorf("action: the gate runs beside the action on the host's network and must read its own container: %w (is the docker socket mounted?)", err)))

@@ -64,8 +64,6 @@ func TestActionEntrypoint(t *testing.T) {
 // Outside a container, or for a command that needs no host network, the
 // action runs the command itself.
 func TestActionNeedsSibling(t *testing.T) {
-	old := selfContainer
-	t.Cleanup(func() { selfContainer = old })
 	tests := []struct {
 		name  string
 		words []string
@@ -82,8 +80,7 @@ func TestActionNeedsSibling(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			selfContainer = func() string { return tc.self }
-			s := &IO{Getenv: func(k string) string { return tc.env[k] }}
+			s := &IO{Getenv: func(k string) string { return tc.env[k] }, SelfContainer: func() string { return tc.self }}
 			if got := needsSibling(s, tc.words); got != tc.want {
 				t.Errorf("needsSibling(%q) = %v, want %v", tc.words, got, tc.want)
 			}

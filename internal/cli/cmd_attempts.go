@@ -13,10 +13,6 @@ import (
 	"github.com/perfgate/perfgate/internal/host"
 )
 
-func init() {
-	register(Command{Name: "attempts next", Summary: "after an attempt: retry on a fresh runner, or final (prints which and why)", Run: runAttemptsNext})
-}
-
 // DefaultAttemptRecord is where `attempts next` keeps the attempt's record,
 // beside the report the attempt job uploads.
 const DefaultAttemptRecord = "target/perf-run/attempt.json"

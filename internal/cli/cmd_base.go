@@ -14,10 +14,6 @@ import (
 	"github.com/perfgate/perfgate/internal/gate"
 )
 
-func init() {
-	register(Command{Name: "base", Summary: "pick the commit the change is judged against and write base.md", Run: runBase})
-}
-
 func runBase(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("base", s)
 	var ef eventFlags

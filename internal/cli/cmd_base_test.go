@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,9 +16,7 @@ import (
 
 func runBaseCLI(t *testing.T, env map[string]string, args ...string) (string, string, error) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	err := RunIO(context.Background(), args, &IO{Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }})
-	return out.String(), errb.String(), err
+	return runCommandErr(context.Background(), env, args...)
 }
 
 // baseTestGate is a whole gate contract (docs/contract.md): the gate file,

@@ -14,14 +14,6 @@ import (
 // time S, a queue limit past which it answers 503, a pool-wait gauge on
 // /metrics), so an experiment can be tried against a service whose knee is
 // known to be W/S.
-func init() {
-	register(Command{
-		Name:    "capacity-target",
-		Summary: "run the bundled worker-pool target whose capacity is workers/service (docs/experiment.md)",
-		Hidden:  true,
-		Run:     runCapacityTarget,
-	})
-}
 
 func runCapacityTarget(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("capacity-target", s)

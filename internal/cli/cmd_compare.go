@@ -9,10 +9,6 @@ import (
 	"github.com/perfgate/perfgate/internal/report"
 )
 
-func init() {
-	register(Command{Name: "compare", Summary: "judge a JSON report again offline, tolerances overridable", Run: runCompare})
-}
-
 // runCompare is report.Rejudge over a report file: it prints the new
 // judgement and writes the files asked for.
 func runCompare(_ context.Context, s *IO, args []string) error {

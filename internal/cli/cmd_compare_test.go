@@ -50,9 +50,7 @@ func compareFixture(t *testing.T, name string) string {
 
 func runCompareCmd(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	err := RunIO(context.Background(), append([]string{"compare"}, args...), &IO{Out: &out, Err: &errb, Getenv: func(string) string { return "" }})
-	return out.String(), errb.String(), exit.Code(err)
+	return runCommand(t, nil, append([]string{"compare"}, args...)...)
 }
 
 func TestCompare(t *testing.T) {

@@ -12,12 +12,6 @@ import (
 	"github.com/perfgate/perfgate/internal/report"
 )
 
-func init() {
-	register(Command{Name: "demo", Summary: "the whole gate over a repository it builds around the bundled example service; the head carries a regression", Run: runDemo})
-	register(Command{Name: "demo-service", Summary: "the demo repository's service: the example service over its perf config and its dependency's settings", Hidden: true, Run: runDemoService})
-	register(Command{Name: "demo-dependency", Summary: "the demo repository's compose dependency: a settings server", Hidden: true, Run: runDemoDependency})
-}
-
 // runDemo is demo.Run with the command line's flags, printing the verdict.
 func runDemo(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("demo", s)

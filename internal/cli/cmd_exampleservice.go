@@ -12,14 +12,6 @@ import (
 // example-service runs the bundled example service inside perfgate's own
 // binary, so `perfgate demo` can start both arms by re-executing itself on
 // a machine with nothing but the repository (no build step, no Go toolchain).
-func init() {
-	register(Command{
-		Name:    "example-service",
-		Summary: "run the bundled example service (used by `perfgate demo`; knobs in docs/example-service.md)",
-		Hidden:  true,
-		Run:     runExampleService,
-	})
-}
 
 func runExampleService(ctx context.Context, s *IO, args []string) error {
 	err := exampleservice.Main(ctx, args, s.Out, s.Err)

@@ -8,12 +8,16 @@ import (
 	"github.com/perfgate/perfgate/internal/plan"
 )
 
-func init() {
-	register(Command{Name: "experiment", Summary: "run a plan's capacity experiment: the knee, the first gauge to move, a user population, a client ramp (docs/experiment.md)", Run: runExperiment})
-}
-
 // runExperiment is experiment.RunPlan with the command line's flags.
 func runExperiment(ctx context.Context, s *IO, args []string) error {
+	o, err := experimentOptions(s, args)
+	if err != nil {
+		return err
+	}
+	return experiment.RunPlan(ctx, o)
+}
+
+func experimentOptions(s *IO, args []string) (experiment.PlanOptions, error) {
 	fs := newFlags("experiment", s)
 	o := experiment.PlanOptions{Getenv: s.Env, Stdout: s.Out, Resolved: func(v *plan.Vars) { maskSecrets(s, v) }}
 	fs.StringVar(&o.Plan, "plan", "perf/plan.toml", "the plan `file`; its [experiment] table says what to run")
@@ -29,13 +33,13 @@ func runExperiment(ctx context.Context, s *IO, args []string) error {
 	fs.Int64Var(&o.Seed, "seed", 1, "seed of the data draws")
 	fs.Var((*listFlag)(&o.Vars), "var", "`name=value` (or name=@file) for a plan variable; repeatable")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return o, err
 	}
 	if fs.NArg() > 0 {
-		return exit.Refusef("perfgate experiment: unexpected argument %q; every setting is a flag (see `perfgate experiment -h`)", fs.Arg(0))
+		return o, exit.Refusef("perfgate experiment: unexpected argument %q; every setting is a flag (see `perfgate experiment -h`)", fs.Arg(0))
 	}
 	if s.IsTerminal {
 		o.Progress = s.Err
 	}
-	return experiment.RunPlan(ctx, o)
+	return o, nil
 }

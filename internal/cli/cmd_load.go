@@ -9,12 +9,16 @@ import (
 	"github.com/perfgate/perfgate/internal/plan"
 )
 
-func init() {
-	register(Command{Name: "load", Summary: "drive one target open loop with a plan's requests and report latency", Run: runLoad})
-}
-
 // runLoad is loadrun.Run with the command line's flags.
 func runLoad(ctx context.Context, s *IO, args []string) error {
+	o, err := loadOptions(s, args)
+	if err != nil {
+		return err
+	}
+	return loadrun.Run(ctx, o)
+}
+
+func loadOptions(s *IO, args []string) (loadrun.Options, error) {
 	fs := newFlags("load", s)
 	o := loadrun.Options{Getenv: s.Env, Stdout: s.Out, Resolved: func(v *plan.Vars) { maskSecrets(s, v) }}
 	fs.StringVar(&o.Plan, "plan", "perf/plan.toml", "the plan `file`")
@@ -27,14 +31,14 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 	fs.Int64Var(&o.Seed, "seed", 1, "seed of the data draws (same seed, same requests)")
 	fs.Var((*listFlag)(&o.Vars), "var", "`name=value` (or name=@file) for a plan variable; repeatable")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return o, err
 	}
 	if fs.NArg() > 0 {
-		return exit.Refusef("perfgate load: unexpected argument %q; every setting is a flag (see `perfgate load -h`)", fs.Arg(0))
+		return o, exit.Refusef("perfgate load: unexpected argument %q; every setting is a flag (see `perfgate load -h`)", fs.Arg(0))
 	}
 	fs.Visit(func(f *flag.Flag) { o.WarmupSet = o.WarmupSet || f.Name == "warmup" })
 	if s.IsTerminal {
 		o.Progress = s.Err
 	}
-	return loadrun.Run(ctx, o)
+	return o, nil
 }

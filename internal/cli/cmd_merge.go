@@ -8,10 +8,6 @@ import (
 	"github.com/perfgate/perfgate/internal/experiment"
 )
 
-func init() {
-	register(Command{Name: "merge", Summary: "merge the shard reports of one experiment exactly (HDR histograms merge) and judge the whole", Run: runMerge})
-}
-
 func runMerge(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("merge", s)
 	out := fs.String("out", "", "write the merged JSON report to this `file`")

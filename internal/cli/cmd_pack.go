@@ -9,11 +9,6 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
-func init() {
-	register(Command{Name: "pack", Summary: "put the built arms into one archive for the attempt jobs", Run: runPack})
-	register(Command{Name: "unpack", Summary: "restore the built arms from the archive `perfgate pack` wrote", Run: runUnpack})
-}
-
 func runPack(_ context.Context, s *IO, args []string) error {
 	fs := newFlags("pack", s)
 	dir := fs.String("dir", "target", "the folder holding perf-base/ and perf-head/")

@@ -10,30 +10,13 @@ import (
 	"github.com/perfgate/perfgate/internal/gate"
 )
 
-func init() {
-	register(Command{Name: "prepare", Summary: "resolve the base, export its tree and build both arms with their own contracts", Run: runPrepare})
-}
-
 // runPrepare is the build job (gate.Prepare): it prints the base's reason
 // and where the arms are.
 func runPrepare(ctx context.Context, s *IO, args []string) error {
-	fs := newFlags("prepare", s)
-	var ef eventFlags
-	ef.register(fs, "commit judged (default HEAD; the head arm is always built from the checkout)")
-	o := gate.PrepareOptions{Log: s.Err}
-	fs.StringVar(&o.Repo, "repo", ".", "the repository's checkout: the head's tree")
-	fs.StringVar(&o.Out, "out", "target", "the folder that receives perf-base/ and perf-head/")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return exit.Refusef("perfgate prepare: unexpected argument %q: name revisions with --head, --base-ref, --before or --tag", fs.Arg(0))
-	}
-	ev, err := ef.event(s)
+	o, err := prepareOptions(s, args)
 	if err != nil {
 		return err
 	}
-	o.Event = ev
 	choice, err := gate.Prepare(ctx, o)
 	if choice != nil {
 		fmt.Fprintln(s.Out, choice.Reason)
@@ -43,4 +26,22 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 	}
 	fmt.Fprintf(s.Out, "base arm: %s\nhead arm: %s\n", filepath.Join(o.Out, contract.BaseArm), filepath.Join(o.Out, contract.HeadArm))
 	return nil
+}
+
+func prepareOptions(s *IO, args []string) (gate.PrepareOptions, error) {
+	fs := newFlags("prepare", s)
+	var ef eventFlags
+	ef.register(fs, "commit judged (default HEAD; the head arm is always built from the checkout)")
+	o := gate.PrepareOptions{Log: s.Err}
+	fs.StringVar(&o.Repo, "repo", ".", "the repository's checkout: the head's tree")
+	fs.StringVar(&o.Out, "out", "target", "the folder that receives perf-base/ and perf-head/")
+	if err := parseFlags(fs, args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, exit.Refusef("perfgate prepare: unexpected argument %q: name revisions with --head, --base-ref, --before or --tag", fs.Arg(0))
+	}
+	ev, err := ef.event(s)
+	o.Event = ev
+	return o, err
 }

@@ -8,10 +8,6 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
-func init() {
-	register(Command{Name: "release-note", Summary: "print the release-notes line naming the gate's base (exit 2 if none)", Run: runReleaseNote})
-}
-
 func runReleaseNote(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("release-note", s)
 	file := fs.String("base-file", base.DefaultFile, "the base.md the gate wrote")

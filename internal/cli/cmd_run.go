@@ -7,10 +7,6 @@ import (
 	"github.com/perfgate/perfgate/internal/plan"
 )
 
-func init() {
-	register(Command{Name: "run", Summary: "the gate over the arms `perfgate prepare` built: own contracts, own services, config check, A/B", Run: runRun})
-}
-
 // runRun is an attempt job: after `prepare` (or `unpack`), it boots each arm
 // from its own tree's contract over its own services and judges.
 func runRun(ctx context.Context, s *IO, args []string) error {

@@ -12,12 +12,6 @@ import (
 	"github.com/perfgate/perfgate/internal/services"
 )
 
-func init() {
-	register(Command{Name: "services plan", Summary: "compare two trees' compose services: which groups the base shares, which it copies", Run: runServicesPlan})
-	register(Command{Name: "services up", Summary: "start the head's services and the base's copies (127.0.0.2), wait until healthy", Run: runServicesUp})
-	register(Command{Name: "services down", Summary: "remove every container, network and volume of a run, by its label", Run: runServicesDown})
-}
-
 // treeFlags fill a services.Pair from the command line.
 type treeFlags struct {
 	services.Pair

@@ -47,9 +47,8 @@ services:
 
 func runCLI(t *testing.T, ctx context.Context, args ...string) (string, error) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	err := RunIO(ctx, args, &IO{Out: &out, Err: &errb, Getenv: func(string) string { return "" }})
-	return out.String() + errb.String(), err
+	out, errb, err := runCommandErr(ctx, nil, args...)
+	return out + errb, err
 }
 
 func TestServicesPlanPrintsEachGroup(t *testing.T) {

@@ -11,10 +11,6 @@ import (
 	"github.com/perfgate/perfgate/internal/gate"
 )
 
-func init() {
-	register(Command{Name: "verdict", Summary: "the final verdict over every attempt's report folder (perf-report-attempt-<n>)", Run: runVerdict})
-}
-
 // verdictPublisher is told the final verdict after the job summary is
 // written. It is the seam for the verdict service: when
 // newServicePublisher is set, `perfgate verdict` gains --service URL and

@@ -11,11 +11,9 @@ import (
 // Dockerfile's VERSION); "dev" when nothing set it.
 var Version = "dev"
 
-func init() {
-	register(Command{Name: "version", Summary: "print perfgate's version", Run: func(_ context.Context, s *IO, _ []string) error {
-		_, err := fmt.Fprintln(s.Out, "perfgate", version(Version, debug.ReadBuildInfo))
-		return err
-	}})
+func runVersion(_ context.Context, s *IO, _ []string) error {
+	_, err := fmt.Fprintln(s.Out, "perfgate", version(Version, debug.ReadBuildInfo))
+	return err
 }
 
 // version is the stamped version, else the module version `go install
