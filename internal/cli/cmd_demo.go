@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/perfgate/perfgate/internal/demo"
 	"github.com/perfgate/perfgate/internal/exit"
@@ -41,52 +39,14 @@ func runDemo(ctx context.Context, s *IO, args []string) error {
 	return demo.Run(ctx, o)
 }
 
-// runDemoService starts the example service over the demo repository's
-// perf config: the settings its dependency serves become flags, the
-// overrides (EXAMPLED_ variables) the rest. --check only reads the config,
-// as the gate's config check runs it.
+// runDemoService runs the example service over the demo repository's perf
+// config (demo.ServiceArgv); --check only reads the config.
 func runDemoService(ctx context.Context, s *IO, args []string) error {
-	var config string
-	check := false
-	var rest []string
-	for i := 0; i < len(args); i++ {
-		switch {
-		case args[i] == "--check":
-			check = true
-		case args[i] == "--config" && i+1 < len(args):
-			config = args[i+1]
-			i++
-		default:
-			rest = append(rest, args[i])
-		}
+	argv, run, err := demo.ServiceArgv(ctx, args, s.Out, s.Err)
+	if err != nil || !run {
+		return err
 	}
-	if config == "" {
-		return exit.Refusef("demo-service: give --config FILE (the rendered perf/service.toml)")
-	}
-	c, err := demo.ReadConfig(config)
-	if err != nil {
-		return exit.Refuse(err)
-	}
-	if check {
-		fmt.Fprintf(s.Out, "demo-service: %s is fine\n", config)
-		return nil
-	}
-	reg, err := demo.ReadRegistry(c)
-	if err != nil {
-		return exit.Refuse(err)
-	}
-	for name, svc := range reg.Services {
-		fmt.Fprintf(s.Err, "demo-service: the registry names %s at %s\n", name, svc.Address)
-	}
-	settings, err := demo.ServiceArgs(ctx, c, 30*time.Second)
-	if err != nil {
-		return exit.Refuse(err)
-	}
-	if len(settings) > 0 {
-		fmt.Fprintf(s.Err, "%s%s: %s\n", demo.SettingsLine, c.SettingsURL, strings.Join(settings, " "))
-	}
-	// The command line's flags come last, so they win over the settings.
-	return runExampleService(ctx, s, append(settings, rest...))
+	return runExampleService(ctx, s, argv)
 }
 
 func runDemoDependency(ctx context.Context, s *IO, args []string) error {
