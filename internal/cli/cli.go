@@ -36,8 +36,8 @@ func (s *IO) Env(name string) string {
 	return s.Getenv(name)
 }
 
-// Command is one subcommand. Name may hold a space ("services plan").
-type Command struct {
+// command is one subcommand. Name may hold a space ("services plan").
+type command struct {
 	Name    string
 	Summary string
 	Hidden  bool
@@ -84,7 +84,7 @@ func dispatch(ctx context.Context, args []string, s *IO) error {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "perfgate: a performance gate for HTTP services (exit 0 pass, 1 regression, 2 cannot judge)")
 	fmt.Fprintln(w, "\nCommands:")
-	var shown []Command
+	var shown []command
 	for _, c := range table() {
 		if !c.Hidden {
 			shown = append(shown, c)

@@ -13,12 +13,12 @@ import (
 	"github.com/perfgate/perfgate/internal/host"
 )
 
-// DefaultAttemptRecord is where `attempts next` keeps the attempt's record,
+// defaultAttemptRecord is where `attempts next` keeps the attempt's record,
 // beside the report the attempt job uploads.
-const DefaultAttemptRecord = "target/perf-run/attempt.json"
+const defaultAttemptRecord = "target/perf-run/attempt.json"
 
-// DefaultAttemptReport is where `perfgate run` writes the attempt's report.
-const DefaultAttemptReport = "target/perf-run/latest.json"
+// defaultAttemptReport is where `perfgate run` writes the attempt's report.
+const defaultAttemptReport = "target/perf-run/latest.json"
 
 // runAttemptsNext answers "retry or final?" for the attempt that just
 // ended, with the rules of internal/attempts: it prints the answer and a
@@ -33,8 +33,8 @@ func runAttemptsNext(ctx context.Context, s *IO, args []string) error {
 	model := fs.String("cpu-model", "", "the runner's CPU model (default: this machine's, from /proc/cpuinfo)")
 	stall := fs.String("stall-prone", s.Env(attempts.StallProneEnv), "CPU models on which a regression is retried, comma-separated (default $"+attempts.StallProneEnv+")")
 	maxRetries := fs.Int("max-retries", attempts.DefaultMaxRetries, "attempts that may follow the first")
-	record := fs.String("record", DefaultAttemptRecord, "where to keep the attempt's record for `perfgate verdict` (empty: nowhere)")
-	reportPath := fs.String("report", DefaultAttemptReport, "the attempt's JSON report, posted to --service with the attempt")
+	record := fs.String("record", defaultAttemptRecord, "where to keep the attempt's record for `perfgate verdict` (empty: nowhere)")
+	reportPath := fs.String("report", defaultAttemptReport, "the attempt's JSON report, posted to --service with the attempt")
 	service := addServiceFlags(fs, s)
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -3,8 +3,8 @@ package cli
 // table is every command perfgate has. It is written out, not filled by
 // each file's init, so a reader sees the whole set in one place and a test
 // can walk it.
-func table() []Command {
-	return []Command{
+func table() []command {
+	return []command{
 		{Name: "ab", Summary: "run the A/B gate over two arms given as commands or an arms file", Run: runAB},
 		{Name: "action", Summary: "the GitHub Action's entrypoint: COMMAND \"ARGS\"", Hidden: true, Run: runAction},
 		{Name: "attempts next", Summary: "after an attempt: retry on a fresh runner, or final (prints which and why)", Run: runAttemptsNext},
@@ -33,11 +33,11 @@ func table() []Command {
 }
 
 // lookup finds a command by its name ("services plan" has a space).
-func lookup(name string) (Command, bool) {
+func lookup(name string) (command, bool) {
 	for _, c := range table() {
 		if c.Name == name {
 			return c, true
 		}
 	}
-	return Command{}, false
+	return command{}, false
 }
