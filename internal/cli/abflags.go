@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,12 +52,15 @@ func (o *optionalDuration) Set(s string) error {
 	return nil
 }
 
+// register adds the flags; their help names the defaults a plan's [ab]
+// gets when it sets none, read from plan.Default, their one owner.
 func (p *profileFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&p.pairs, "pairs", 0, "pairs of load phases (default: the plan's, 4)")
-	fs.Float64Var(&p.rate, "rate", 0, "arrivals/s to each arm (default: the plan's, 20)")
-	fs.Var(&p.warmup, "warmup", "warm-up of each phase; 0s for none (default: the plan's, 10s)")
-	fs.DurationVar(&p.measure, "measure", 0, "measured window of each phase (default: the plan's, 60s)")
-	fs.Var(&p.idle, "idle", "idle phase; 0s skips it (default: the plan's, 60s)")
+	d := plan.Default().AB
+	fs.IntVar(&p.pairs, "pairs", 0, fmt.Sprintf("pairs of load phases (default: the plan's, %d unless it sets pairs)", d.Pairs))
+	fs.Float64Var(&p.rate, "rate", 0, fmt.Sprintf("arrivals/s to each arm (default: the plan's, %g/s unless it sets rate)", d.Rate))
+	fs.Var(&p.warmup, "warmup", fmt.Sprintf("warm-up of each phase; 0s for none (default: the plan's, %s unless it sets warmup)", secs(d.Warmup)))
+	fs.DurationVar(&p.measure, "measure", 0, fmt.Sprintf("measured window of each phase (default: the plan's, %s unless it sets measure)", secs(d.Measure)))
+	fs.Var(&p.idle, "idle", fmt.Sprintf("idle phase; 0s skips it (default: the plan's, %s unless it sets idle)", secs(d.Idle)))
 }
 
 func (p *profileFlags) apply(ab *plan.AB) error {
@@ -80,3 +84,6 @@ func (p *profileFlags) apply(ab *plan.AB) error {
 	}
 	return nil
 }
+
+// secs is a default duration as the plan writes it: 60s, not 1m0s.
+func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'g', -1, 64) + "s" }

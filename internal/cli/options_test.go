@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/internal/experiment"
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/loadrun"
+	"github.com/perfgate/perfgate/internal/plan"
 )
 
 // TestOptionsFromArgv fills each command's Options from a command line
@@ -19,10 +22,18 @@ import (
 // command line earns before anything starts.
 func TestOptionsFromArgv(t *testing.T) {
 	parse := map[string]func(*IO, []string) (any, error){
-		"check":      func(s *IO, a []string) (any, error) { return checkOptions(s, a) },
-		"prepare":    func(s *IO, a []string) (any, error) { o, err := prepareOptions(s, a); o.Log = nil; return o, err },
-		"load":       func(s *IO, a []string) (any, error) { o, err := loadOptions(s, a); o.Getenv, o.Resolved, o.Stdout = nil, nil, nil; return o, err },
-		"experiment": func(s *IO, a []string) (any, error) { o, err := experimentOptions(s, a); o.Getenv, o.Resolved, o.Stdout = nil, nil, nil; return o, err },
+		"check":   func(s *IO, a []string) (any, error) { return checkOptions(s, a) },
+		"prepare": func(s *IO, a []string) (any, error) { o, err := prepareOptions(s, a); o.Log = nil; return o, err },
+		"load": func(s *IO, a []string) (any, error) {
+			o, err := loadOptions(s, a)
+			o.Getenv, o.Resolved, o.Stdout = nil, nil, nil
+			return o, err
+		},
+		"experiment": func(s *IO, a []string) (any, error) {
+			o, err := experimentOptions(s, a)
+			o.Getenv, o.Resolved, o.Stdout = nil, nil, nil
+			return o, err
+		},
 	}
 	tests := []struct {
 		name, cmd string
@@ -80,5 +91,41 @@ func TestCommandTable(t *testing.T) {
 	out, _, code := runCommand(t, nil, "help")
 	if code != exit.Pass || !bytes.Contains([]byte(out), []byte("services plan")) || bytes.Contains([]byte(out), []byte("demo-service")) {
 		t.Errorf("help (exit %d) lists:\n%s", code, out)
+	}
+}
+
+// TestErrorsPrintedOnce: a refusal is one line under one prefix, the
+// command's own name when the message carries it.
+func TestErrorsPrintedOnce(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"load", "--rate", "fast"}, "perfgate load: invalid value \"fast\" for flag -rate: parse error (see `perfgate load -h`)\n"},
+		{[]string{"experiment"}, "perfgate experiment: --target is missing; write --target http://127.0.0.1:8080\n"},
+		{[]string{"compare"}, "perfgate: compare: give the report to judge: perfgate compare --report target/perf/latest.json\n"},
+		{[]string{"nosuch"}, "perfgate: unknown command \"nosuch\": run `perfgate help` for the list\n"},
+	} {
+		_, stderr, code := runCommand(t, nil, tc.argv...)
+		if code != exit.CannotJudge || stderr != tc.want {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", tc.argv, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestRunHelpNamesTheDefaults: the profile flags' help gives the [ab]
+// defaults of plan.Default, not numbers of its own.
+func TestRunHelpNamesTheDefaults(t *testing.T) {
+	d := plan.Default().AB
+	_, stderr, code := runCommand(t, nil, "run", "--help")
+	for _, want := range []string{
+		fmt.Sprintf("the plan's, %d unless it sets pairs", d.Pairs),
+		fmt.Sprintf("the plan's, %g/s unless it sets rate", d.Rate),
+		fmt.Sprintf("the plan's, %gs unless it sets measure", d.Measure.Seconds()),
+		fmt.Sprintf("the plan's, %gs unless it sets idle", d.Idle.Seconds()),
+	} {
+		if code != exit.Pass || !strings.Contains(stderr, want) {
+			t.Errorf("run --help (exit %d) lacks %q:\n%s", code, want, stderr)
+		}
 	}
 }
