@@ -15,6 +15,10 @@ import (
 // treeFlags fill a services.Pair from the command line.
 type treeFlags struct {
 	services.Pair
+	// oldSeed is set when the deprecated --seed was given: --seed names the
+	// request sequences' seed in run, ab and load, so seed files took
+	// --seed-file.
+	oldSeed bool
 }
 
 func (t *treeFlags) register(fs *flag.FlagSet) {
@@ -23,8 +27,21 @@ func (t *treeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.Project, "project", "", "compose project name (default: the head tree's folder name)")
 	fs.Var((*listFlag)(&t.Files), "f", "compose file, relative to each tree; repeat in merge order (default compose.yaml)")
 	fs.Var((*listFlag)(&t.Profiles), "profile", "compose profile to enable; repeatable")
-	fs.Var((*listFlag)(&t.Seeds), "seed", "SERVICE=FILE: a file the service is seeded from, relative to each tree; repeatable")
+	fs.Var((*listFlag)(&t.Seeds), "seed-file", "SERVICE=FILE: a file the service is seeded from, relative to each tree; repeatable")
+	fs.Func("seed", "deprecated: write --seed-file SERVICE=FILE", func(v string) error {
+		t.oldSeed = true
+		t.Seeds = append(t.Seeds, v)
+		return nil
+	})
 	fs.Var((*listFlag)(&t.Env), "env", "NAME=VALUE for compose interpolation (beside each tree's .env); repeatable")
+}
+
+// trees are the Pair's trees, after a warning for the deprecated --seed.
+func (t *treeFlags) trees(s *IO, cmd string) (services.Tree, services.Tree, error) {
+	if t.oldSeed {
+		fmt.Fprintf(s.Err, "warning: perfgate %s: --seed is deprecated and will go: write --seed-file SERVICE=FILE\n", cmd)
+	}
+	return t.Trees(cmd)
 }
 
 func runServicesPlan(ctx context.Context, s *IO, args []string) error {
@@ -34,7 +51,7 @@ func runServicesPlan(ctx context.Context, s *IO, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	head, base, err := tf.Trees("services plan")
+	head, base, err := tf.trees(s, "services plan")
 	if err != nil {
 		return err
 	}
@@ -56,7 +73,7 @@ func runServicesUp(ctx context.Context, s *IO, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	head, base, err := tf.Trees("services up")
+	head, base, err := tf.trees(s, "services up")
 	if err != nil {
 		return err
 	}

@@ -79,7 +79,7 @@ func TestServicesRefusals(t *testing.T) {
 		want string
 	}{
 		{"no base", []string{"services", "plan", "--head", tree}, "--base is required"},
-		{"bad seed", []string{"services", "plan", "--head", tree, "--base", tree, "--seed", "api"}, "SERVICE=FILE"},
+		{"bad seed", []string{"services", "plan", "--head", tree, "--base", tree, "--seed-file", "api"}, "--seed-file \"api\": write SERVICE=FILE"},
 		{"down without a run", []string{"services", "down"}, "--run-id is required"},
 		// Short syntax without an address publishes on every interface.
 		{"base on all interfaces", []string{"services", "up", "--head", tree, "--base", tree, "--run-id", "refused1", "--env", "NODE_BIND=18081", "--log-dir", t.TempDir()}, "all interfaces"},
@@ -157,4 +157,29 @@ func freeBothPorts(t *testing.T) int {
 	}
 	t.Fatal("no port free on both 127.0.0.1 and 127.0.0.2")
 	return 0
+}
+
+// TestServicesSeedFile: --seed-file names a service's seed file; the old
+// --seed still does, with a deprecation warning on stderr.
+func TestServicesSeedFile(t *testing.T) {
+	head := writeComposeTree(t, servicesCompose, "same")
+	base := writeComposeTree(t, servicesCompose, "same")
+	// The seed differs, so node (seeded from it) is copied for the base.
+	if err := os.WriteFile(filepath.Join(base, "node.seed"), []byte("base"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(head, "node.seed"), []byte("head"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flag, warning string
+	}{
+		{"--seed-file", ""},
+		{"--seed", "warning: perfgate services plan: --seed is deprecated and will go: write --seed-file SERVICE=FILE\n"},
+	} {
+		stdout, stderr, code := runCommand(t, nil, "services", "plan", "--head", head, "--base", base, "--project", "demo", tc.flag, "node=node.seed")
+		if code != exit.Pass || !strings.Contains(stdout, "node      copied") || stderr != tc.warning {
+			t.Errorf("%s: exit %d, stdout:\n%s\nstderr %q, want node copied and stderr %q", tc.flag, code, stdout, stderr, tc.warning)
+		}
+	}
 }

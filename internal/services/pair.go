@@ -33,7 +33,7 @@ func (t Pair) Trees(cmd string) (Tree, Tree, error) {
 	for _, s := range t.Seeds {
 		svc, file, ok := strings.Cut(s, "=")
 		if !ok || svc == "" || file == "" {
-			return Tree{}, Tree{}, exit.Refusef("perfgate %s: --seed %q: write SERVICE=FILE, e.g. --seed pixseed=docker/quickstart/patients.tsv", cmd, s)
+			return Tree{}, Tree{}, exit.Refusef("perfgate %s: --seed-file %q: write SERVICE=FILE, e.g. --seed-file pixseed=docker/quickstart/patients.tsv", cmd, s)
 		}
 		seeds[svc] = append(seeds[svc], file)
 	}
