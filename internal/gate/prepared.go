@@ -53,14 +53,52 @@ func (pr Prepared) OutDir() string {
 // Run boots both arms from their contracts over their own services, runs
 // the gate and tears everything down, also when ctx is canceled.
 func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
-	baseDir := filepath.Join(pr.Target, contract.BaseArm)
-	headDir := filepath.Join(pr.Target, contract.HeadArm)
 	pr.Out = pr.OutDir()
 	if pr.RunID == "" {
 		pr.RunID = NewRunID()
 	}
 	// Said first: a user whose run is killed needs it for `services down`.
 	logf(pr.Log, "run %s: its compose projects are labelled perfgate.run=%s (remove what a killed run left with: perfgate services down --run-id %s)", pr.RunID, pr.RunID, pr.RunID)
+	a, err := pr.load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	svc, running, err := pr.startServices(ctx, a)
+	// One teardown for the services, on every way out.
+	defer func() {
+		if running == nil {
+			return
+		}
+		// The run's context may be canceled already: teardown gets its own.
+		down, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		defer cancel()
+		err = errors.Join(err, running.Down(down))
+	}()
+	if err != nil {
+		return nil, err
+	}
+	o, err := pr.options(ctx, a, svc)
+	if err != nil {
+		return nil, err
+	}
+	return Run(ctx, o)
+}
+
+// preparedArms are what the build job left, read back: the base's choice,
+// both arms' contracts, and the run's plan, variables and controls.
+type preparedArms struct {
+	choice       *base.Choice
+	baseC, headC *contract.Contract
+	plan         *plan.Plan
+	vars         *plan.Vars
+	ctls         plan.Controls
+}
+
+// load reads the prepared arms, runs the head's [prepare] step, reads the
+// plan and the controls, and derives each arm's overrides. It starts
+// nothing.
+func (pr Prepared) load(ctx context.Context) (*preparedArms, error) {
+	baseDir := filepath.Join(pr.Target, contract.BaseArm)
 	if err := ClearReports(pr.Out); err != nil {
 		return nil, err
 	}
@@ -68,32 +106,27 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	if err != nil {
 		return nil, exit.Refusef("reading %s: %v: run `perfgate prepare` (or `perfgate unpack`) first", filepath.Join(baseDir, "base.md"), err)
 	}
-	baseC, err := contract.LoadArm(baseDir)
-	if err != nil {
+	a := &preparedArms{choice: choice}
+	if a.baseC, err = contract.LoadArm(baseDir); err != nil {
 		return nil, err
 	}
-	headC, err := contract.LoadArm(headDir)
-	if err != nil {
+	if a.headC, err = contract.LoadArm(filepath.Join(pr.Target, contract.HeadArm)); err != nil {
 		return nil, err
 	}
 	// The head's [prepare] step mints what the plan and the arms read (the
 	// seed's keys and tokens under target/perf-run), in the checkout,
 	// before the plan's variable files are read or anything starts.
-	if err := headC.RunPrepare(ctx, pr.Repo, pr.Out, pr.Log); err != nil {
+	if err := a.headC.RunPrepare(ctx, pr.Repo, pr.Out, pr.Log); err != nil {
 		return nil, err
 	}
-	p, vars, err := pr.plan(headC)
-	if err != nil {
+	if a.plan, a.vars, err = pr.plan(a.headC); err != nil {
 		return nil, err
 	}
 	// The controls are the head's gate file's, read against the plan the
 	// run uses; a plan's own [[control]] is refused, naming its line.
-	ctls, err := headC.ResolveControls(p)
-	if err != nil {
+	if a.ctls, err = a.headC.ResolveControls(a.plan); err != nil {
 		return nil, err
 	}
-	variant, hasVariant := ctls.Of(plan.ControlVariant)
-
 	// Each arm's overrides (arm.env, or a legacy tree's function) are
 	// derived before any service starts: a function that sets nothing was
 	// once refused only after the compose projects were up. The arms' real
@@ -103,52 +136,55 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, c := range []*contract.Contract{baseC, headC} {
+	for i, c := range []*contract.Contract{a.baseC, a.headC} {
 		if err := c.CheckOverrides(ctx, checkPorts[i], filepath.Join(pr.Out, []string{"base", "head"}[i])); err != nil {
 			return nil, err
 		}
 	}
+	return a, nil
+}
 
-	var svc *services.Plan
-	if len(headC.Compose) > 0 || len(baseC.Compose) > 0 {
-		project := composeProject(pr.Repo)
-		checkout := Checkout(pr.Repo)
-		// A run of this checkout that was killed left its containers,
-		// networks and volumes: they hold ports and names this run needs.
-		stale, serr := services.DownStale(ctx, checkout, OwnerGone)
-		for _, st := range stale {
-			logf(pr.Log, "services: removed run %s of this checkout, whose process is gone (%d containers, networks and volumes)", st.RunID, len(st.What))
-		}
-		if serr != nil {
-			return nil, serr
-		}
-		svc, err = services.Diff(ctx,
-			services.Tree{Dir: pr.Repo, Files: headC.Compose, Seeds: headC.Seeds, Project: project},
-			services.Tree{Dir: filepath.Join(baseDir, contract.TreeDir), Files: baseC.Compose, Seeds: baseC.Seeds, Project: project})
-		if err != nil {
-			return nil, err
-		}
-		logf(pr.Log, "services: %d group(s), base copies: %v", len(svc.Groups), svc.Copied())
-		// Not :=, which would declare an err of this block and leave the
-		// deferred teardown's error out of what Run returns.
-		var running *services.Running
-		running, err = services.Up(ctx, svc, services.Start{
-			RunID: pr.RunID, LogDir: filepath.Join(pr.Out, "services"), Checkout: checkout, Owner: Owner(),
-		})
-		if err != nil {
-			return nil, err
-		}
-		defer func() {
-			// The run's context may be canceled already: teardown gets its own.
-			down, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-			defer cancel()
-			err = errors.Join(err, running.Down(down))
-		}()
+// startServices starts both trees' compose services, the base's own copy
+// of each group that differs, when either tree names compose files. The
+// caller takes running down.
+func (pr Prepared) startServices(ctx context.Context, a *preparedArms) (*services.Plan, *services.Running, error) {
+	if len(a.headC.Compose) == 0 && len(a.baseC.Compose) == 0 {
+		return nil, nil, nil
 	}
+	project := composeProject(pr.Repo)
+	checkout := Checkout(pr.Repo)
+	// A run of this checkout that was killed left its containers,
+	// networks and volumes: they hold ports and names this run needs.
+	stale, err := services.DownStale(ctx, checkout, OwnerGone)
+	for _, st := range stale {
+		logf(pr.Log, "services: removed run %s of this checkout, whose process is gone (%d containers, networks and volumes)", st.RunID, len(st.What))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	svc, err := services.Diff(ctx,
+		services.Tree{Dir: pr.Repo, Files: a.headC.Compose, Seeds: a.headC.Seeds, Project: project},
+		services.Tree{Dir: filepath.Join(pr.Target, contract.BaseArm, contract.TreeDir), Files: a.baseC.Compose, Seeds: a.baseC.Seeds, Project: project})
+	if err != nil {
+		return nil, nil, err
+	}
+	logf(pr.Log, "services: %d group(s), base copies: %v", len(svc.Groups), svc.Copied())
+	running, err := services.Up(ctx, svc, services.Start{
+		RunID: pr.RunID, LogDir: filepath.Join(pr.Out, "services"), Checkout: checkout, Owner: Owner(),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return svc, running, nil
+}
 
+// options renders each arm's config on its port (the base's addresses of
+// its own services rewritten to 127.0.0.2), has the base binary check its
+// own, and names the arms for Run; svc is nil without services.
+func (pr Prepared) options(ctx context.Context, a *preparedArms, svc *services.Plan) (Options, error) {
 	ports, err := FreePorts(3)
 	if err != nil {
-		return nil, err
+		return Options{}, err
 	}
 	// Both arms start from the checkout, as FerroFED's gate does: a
 	// relative path in either config reads the head's tree (docs/contract.md).
@@ -160,41 +196,41 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		// What each arm's generated files (the contract's generate) list.
 		baseServices, headServices = svc.Addresses(true), svc.Addresses(false)
 	}
-	baseArm, err := baseC.Render(ctx, contract.RenderOptions{Port: ports[0], Dir: filepath.Join(pr.Out, "base"), Cwd: checkoutDir, Rewrite: rewrite, Services: baseServices})
+	baseArm, err := a.baseC.Render(ctx, contract.RenderOptions{Port: ports[0], Dir: filepath.Join(pr.Out, "base"), Cwd: checkoutDir, Rewrite: rewrite, Services: baseServices})
 	if err != nil {
-		return nil, fmt.Errorf("rendering the base arm's config: %w", err)
+		return Options{}, fmt.Errorf("rendering the base arm's config: %w", err)
 	}
-	headArm, err := headC.Render(ctx, contract.RenderOptions{Port: ports[1], Dir: filepath.Join(pr.Out, "head"), Cwd: checkoutDir, Services: headServices})
+	headArm, err := a.headC.Render(ctx, contract.RenderOptions{Port: ports[1], Dir: filepath.Join(pr.Out, "head"), Cwd: checkoutDir, Services: headServices})
 	if err != nil {
-		return nil, fmt.Errorf("rendering the head arm's config: %w", err)
+		return Options{}, fmt.Errorf("rendering the head arm's config: %w", err)
 	}
 	// The base binary must read its own tree's config before any load: a
 	// base that refuses it cannot be an arm (exit 2, naming the keys).
-	if err := baseC.CheckConfig(ctx, baseArm, choice.Commit); err != nil {
-		return nil, err
+	if err := a.baseC.CheckConfig(ctx, baseArm, a.choice.Commit); err != nil {
+		return Options{}, err
 	}
-	logf(pr.Log, "base: %s (%s)", short(choice.Commit), choice.Reason)
+	logf(pr.Log, "base: %s (%s)", short(a.choice.Commit), a.choice.Reason)
 
 	head := headCommit(ctx, pr.Repo, pr.Getenv)
 	o := Options{
-		Plan: p, Vars: vars, Controls: ctls, Store: pr.Store, Getenv: pr.Getenv, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
+		Plan: a.plan, Vars: a.vars, Controls: a.ctls, Store: pr.Store, Getenv: pr.Getenv, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
 		Arms: []ArmSpec{
-			armSpec(pairs.RoleBase, baseArm, ports[0], report.Build{Name: string(pairs.RoleBase), Commit: choice.Commit, Why: choice.Reason}),
+			armSpec(pairs.RoleBase, baseArm, ports[0], report.Build{Name: string(pairs.RoleBase), Commit: a.choice.Commit, Why: a.choice.Reason}),
 			armSpec(pairs.RoleHead, headArm, ports[1], report.Build{Name: string(pairs.RoleHead), Commit: head}),
 		},
 	}
-	if hasVariant {
+	if variant, ok := a.ctls.Of(plan.ControlVariant); ok {
 		// The variant control's arm: the head's build rendered a second
 		// time, with its own port and folder and the control's overrides
 		// laid over the head's by the same rendering, so it differs from
 		// the head in those alone.
-		variantArm, err := headC.Render(ctx, contract.RenderOptions{Port: ports[2], Dir: filepath.Join(pr.Out, string(pairs.RoleVariant)), Cwd: checkoutDir, Services: headServices, Extra: variant.Overrides})
+		variantArm, err := a.headC.Render(ctx, contract.RenderOptions{Port: ports[2], Dir: filepath.Join(pr.Out, string(pairs.RoleVariant)), Cwd: checkoutDir, Services: headServices, Extra: variant.Overrides})
 		if err != nil {
-			return nil, fmt.Errorf("rendering the variant arm's config: %w", err)
+			return Options{}, fmt.Errorf("rendering the variant arm's config: %w", err)
 		}
 		o.Arms = append(o.Arms, armSpec(pairs.RoleVariant, variantArm, ports[2], report.Build{Name: string(pairs.RoleVariant), Commit: head, Overrides: variant.Overrides}))
 	}
-	return Run(ctx, o)
+	return o, nil
 }
 
 func (pr Prepared) plan(head *contract.Contract) (*plan.Plan, *plan.Vars, error) {
