@@ -61,3 +61,22 @@ func TestParseJobResults(t *testing.T) {
 		}
 	}
 }
+
+func TestParseExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		code    string
+		none    bool
+		has     bool
+		n       int
+		refused bool
+	}{
+		{code: "0", has: true}, {code: " 1 ", has: true, n: 1}, {code: "137", has: true, n: 137},
+		{none: true}, {code: "1", none: true, refused: true}, {code: "", refused: true},
+		{code: "256", refused: true}, {code: "-1", refused: true}, {code: "x", refused: true},
+	} {
+		has, n, err := ParseExitCode(tc.code, tc.none)
+		if has != tc.has || n != tc.n || (exit.Code(err) == exit.CannotJudge) != tc.refused {
+			t.Errorf("ParseExitCode(%q, %v) = %v, %d, %v", tc.code, tc.none, has, n, err)
+		}
+	}
+}

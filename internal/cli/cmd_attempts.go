@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -52,18 +50,9 @@ func runAttemptsNext(ctx context.Context, s *IO, args []string) error {
 	if o.CPUModel == "" {
 		o.CPUModel = host.CPUModel()
 	}
-	switch c := strings.TrimSpace(*code); {
-	case *noCode && c != "":
-		return exit.Refusef("attempts next: --exit-code %s and --no-exit-code both given: give one", c)
-	case *noCode:
-	case c == "":
-		return exit.Refusef("attempts next: give --exit-code C, or --no-exit-code for an attempt that ended without one")
-	default:
-		n, err := strconv.Atoi(c)
-		if err != nil || n < 0 || n > 255 {
-			return exit.Refusef("attempts next: --exit-code %q: give a process exit code, 0 to 255", c)
-		}
-		o.HasExitCode, o.ExitCode = true, n
+	var err error
+	if o.HasExitCode, o.ExitCode, err = attempts.ParseExitCode(*code, *noCode); err != nil {
+		return err
 	}
 	policy := attempts.Policy{StallProne: attempts.ParseStallProne(*stall), MaxRetries: *maxRetries}
 	if *maxRetries == 0 {

@@ -2,11 +2,8 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	iofs "io/fs"
-	"os"
 
 	"github.com/perfgate/perfgate/internal/base"
 	"github.com/perfgate/perfgate/internal/event"
@@ -14,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/internal/gate"
 )
 
+// runBase is gate.WriteBase: it prints the base's reason and note.
 func runBase(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("base", s)
 	var ef eventFlags
@@ -30,16 +28,8 @@ func runBase(ctx context.Context, s *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := gate.BaseOf(ctx, *repo, ev)
+	c, err := gate.WriteBase(ctx, *repo, ev, *out)
 	if err != nil {
-		// A base.md left from an earlier run must not name a base this run
-		// could not: the release workflow would quote it.
-		if rmErr := os.Remove(*out); rmErr != nil && !errors.Is(rmErr, iofs.ErrNotExist) {
-			return fmt.Errorf("%w (and removing the stale %s: %v)", err, *out, rmErr)
-		}
-		return err
-	}
-	if err := base.WriteFile(*out, c); err != nil {
 		return err
 	}
 	fmt.Fprintln(s.Out, c.Reason)
