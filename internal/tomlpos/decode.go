@@ -16,7 +16,7 @@ var typeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): inco
 
 // DecodeError turns an error of toml.Decode into the line to fix and a
 // plain message: a syntax error's, or for a value of the wrong type
-// "port must be an integer, not a string". ok is false for any other error,
+// "port must be a whole number, not a string". ok is false for any other error,
 // whose text is then the message and whose line is unknown (0).
 func DecodeError(err error) (line int, msg string, ok bool) {
 	var pe toml.ParseError
