@@ -55,7 +55,7 @@ type Contract struct {
 	// the config must read each as @DIR@/<name>.
 	Generate []string
 	// Prepare is the [prepare] step's commands (argv each), run before the
-	// arms start (RunPrepare): the seed mints its keys and tokens there.
+	// arms start (RunPrepare): FerroFED's gate mints its keys and tokens there.
 	Prepare [][]string
 	// Controls are the [[control]] tables (controls.go); an idle
 	// control's plan is read by ResolveControls.

@@ -13,7 +13,7 @@ import (
 // HTTP path on the arm (URL, the body a number or Field a JSON field by
 // dotted path) or an SQL query on the arm's store database (SQL). The
 // count's growth may be at most MaxPerRequest of the requests sent: the
-// seed's token exchanges at most 5 % of definition reads, which a missing
+// FerroFED's gate's token exchanges at most 5 % of definition reads, which a missing
 // cache (one exchange per request) fails and a latency tolerance misses.
 // internal/controls runs it (docs/controls.md).
 type Counter struct {
@@ -30,7 +30,7 @@ type Counter struct {
 // StoreWrites is a [[store_writes]] table: the head's store must have
 // written (inserted or updated) at least one row of Table per request of
 // Group the head answered as expected in the A/B run, read from
-// PostgreSQL's pg_stat_user_tables: the seed's emergency accesses, each
+// PostgreSQL's pg_stat_user_tables: FerroFED's gate's emergency accesses, each
 // recorded once whatever the access log does.
 type StoreWrites struct {
 	Group string
@@ -40,7 +40,7 @@ type StoreWrites struct {
 
 var tableName = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*\.)?[A-Za-z_][A-Za-z0-9_]*$`)
 
-// DefaultCounterRequests is the seed's 200 definition reads.
+// DefaultCounterRequests is FerroFED's gate's 200 definition reads.
 const DefaultCounterRequests = 200
 
 func (ps *parser) counters(raw map[string]any) {

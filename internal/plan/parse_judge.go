@@ -18,6 +18,10 @@ func (ps *parser) judge(raw map[string]any) {
 	jp := []string{"judge"}
 	ps.Known(m, jp, "[judge]", "rule")
 	if r, ok := ps.Str(m, jp, "rule", `rule = "paired"`); ok {
+		r, renamed := judge.CanonicalRule(r)
+		if renamed {
+			ps.p.Warnings = append(ps.p.Warnings, fmt.Sprintf("%s:%d: rule = %q is the former name of the medians rule (FerroFED's gate's); it judges the same, but write rule = %q (docs/judge.md)", ps.file, ps.Line(tomlpos.Join(jp, "rule")), judge.RuleMediansFormerName, judge.RuleMedians))
+		}
 		if !slices.Contains(judge.Rules, r) {
 			ps.At(jp, "rule", "rule %q is no rule of the judge; write rule = %s (docs/judge.md)", r, tomlpos.OneOf(r, judge.Rules, `"%s"`))
 			return
