@@ -100,7 +100,7 @@ func readRefusal(path string, err error) error {
 	}
 	var se *tomlpos.SyntaxError
 	if errors.As(err, &se) {
-		return exit.Refusef("%s:%d: this is not valid TOML (%s); fix the syntax on this line, docs/plan.md shows a complete plan", path, se.Line, oneLine(se.Msg))
+		return exit.Refusef("%s:%d: this is not valid TOML (%s); fix the syntax on this line, docs/plan.md shows a complete plan", path, se.Line, se.Msg)
 	}
 	return exit.Refusef("%s:1: reading the plan: %w", path, err)
 }

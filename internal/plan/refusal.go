@@ -3,9 +3,9 @@ package plan
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
 // problem is one thing wrong with a plan; parsing collects them all and
@@ -43,33 +43,5 @@ func (ps *problems) first() error {
 		return false
 	})
 	p := list[0]
-	return exit.Refusef("%s:%d: %s", p.file, p.line, oneLine(p.msg))
-}
-
-// oneLine escapes control characters a message quotes from the input, so
-// a refusal stays one line whatever the file held.
-func oneLine(s string) string {
-	if strings.IndexFunc(s, isControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case isControl(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == '\u2028' || r == '\u2029'
+	return exit.Refusef("%s:%d: %s", p.file, p.line, tomlpos.OneLine(p.msg))
 }
