@@ -64,7 +64,7 @@ func (ps *parser) groups(raw map[string]any) {
 				case !isToken(k):
 					ps.At(hp, k, "header name %q is not a valid HTTP header name; write it like X-Request-Id", k)
 				case !isStr:
-					ps.At(hp, k, "header %s must be a string, not %s; write \"%s\" = \"value\"", k, tomlpos.Kind(h[k]), k)
+					ps.At(hp, k, "%s", tomlpos.WrongKind("header "+k, "a string", h[k], fmt.Sprintf(`"%s" = "value"`, k)))
 				case strings.ContainsAny(v, "\r\n"):
 					ps.At(hp, k, "header %s holds a line break; write its value on one line", k)
 				default:
@@ -108,7 +108,7 @@ func (ps *parser) expect(m map[string]any, gp []string, g *Group) {
 	case []any:
 		codes = e
 	default:
-		ps.At(gp, "expect", "expect must be a status code or a list of them, not %s; write expect = 200", tomlpos.Kind(v))
+		ps.At(gp, "expect", "%s", tomlpos.WrongKind("expect", "a status code or a list of them", v, "expect = 200"))
 		return
 	}
 	if len(codes) == 0 {

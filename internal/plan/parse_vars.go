@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/tomlpos"
@@ -55,7 +56,7 @@ func (ps *parser) vars(raw map[string]any) {
 				v.Secret = v.Secret || b
 			}
 		default:
-			ps.At(path, name, "variable %s must be a string or a table, not %s; write %s = \"value\" or %s = { secret = true }", name, tomlpos.Kind(val), name, name)
+			ps.At(path, name, "%s", tomlpos.WrongKind("variable "+name, "a string or a table", val, fmt.Sprintf(`%s = "value" or %s = { secret = true }`, name, name)))
 			continue
 		}
 		if v.Secret && v.Has {
