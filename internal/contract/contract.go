@@ -21,6 +21,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
 // GateFile is where a tree declares its contract, relative to the tree's root.
@@ -54,7 +55,7 @@ type Contract struct {
 	// the config must read each as @DIR@/<name>.
 	Generate []string
 	// Prepare is the [prepare] step's commands (argv each), run before the
-	// arms start (RunPrepare): the seed mints its keys and tokens there.
+	// arms start (RunPrepare): FerroFED's gate mints its keys and tokens there.
 	Prepare [][]string
 	// Controls are the [[control]] tables (controls.go); an idle
 	// control's plan is read by ResolveControls.
@@ -167,11 +168,11 @@ func parse(data []byte) (*Contract, error) {
 		return nil, err
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		// The first in the file, so fixing from the top converges.
+		// unknownKey (tomlpos.go) knows every table a gate file has; this
+		// catches a key of a table added to gateTOML but not to it.
 		sort.Slice(und, func(i, j int) bool { return lines[und[i].String()] < lines[und[j].String()] })
 		k := und[0].String()
-		return nil, exit.Refusef("%s:%d: unknown key %q: the keys are build, build_image, binary, start, check, config, config_env, overrides, prefix, ready, compose, seeds, plan, generate, [env], [legacy], [prepare] and [[control]] (see docs/contract.md)",
-			GateFile, max(lines[k], 1), k)
+		return nil, exit.Refusef("%s:%d: %s; see docs/contract.md", GateFile, max(lines[k], 1), tomlpos.UnknownKey(k, "the gate file", gateKeys))
 	}
 	c := &Contract{
 		Build: g.Build, Binary: g.Binary, Start: g.Start, Check: g.Check,

@@ -15,9 +15,9 @@ type Interval struct {
 
 // MetricResult is the judgement of one metric. Base and Head are the
 // medians over the phases; Worse is how much worse the head is, as a
-// fraction (negative when better): under the seed's rule from the medians,
+// fraction (negative when better): under the medians rule from the medians,
 // under the paired rule the geometric mean of the pairs' ratios. Floor is
-// the noise floor (seed: the worse of the arms' spreads; paired: the
+// the noise floor (medians: the worse of the arms' spreads; paired: the
 // one-sided bound the pairs' scatter puts on that mean, PairSpread being
 // the standard deviation of the pairs' log ratios); Threshold the larger of
 // Tolerance and Floor. ZeroBase marks a base median of 0, where no ratio
@@ -32,7 +32,7 @@ type MetricResult struct {
 	PairSpread float64 `json:"pair_spread,omitempty"`
 	// Detectable is, under the paired rule, the smallest change (as Worse
 	// reads it) that gates with these pairs' scatter catch in at least
-	// DetectPower of runs; 0 under the seed's rule, from a base of 0, or
+	// DetectPower of runs; 0 under the medians rule, from a base of 0, or
 	// with fewer than 2 pairs. It is an estimate from this gate's own
 	// pairs, not a promise.
 	Detectable float64 `json:"detectable,omitempty"`

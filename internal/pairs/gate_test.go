@@ -165,3 +165,16 @@ expect = 200
 		t.Errorf("notes %q lack the primed-cache note of each pair and arm", v.Notes)
 	}
 }
+
+// rule = "seed", the medians rule's former name, still judges a real gate
+// by the medians rule, and the plan's warning about the name reaches the
+// verdict's notes, which every summary shows.
+func TestGateFormerRuleName(t *testing.T) {
+	v := runGate(t, "[judge]\nrule = \"seed\"\n"+shortGate, nil, nil)
+	if v.Rule != judge.RuleMedians || len(v.Metrics) == 0 || v.Metrics[0].Rule != judge.RuleMedians {
+		t.Fatalf("rule %q (metrics %d), want the medians rule", v.Rule, len(v.Metrics))
+	}
+	if !strings.Contains(strings.Join(v.Notes, "\n"), `plan.toml:2: rule = "seed" is the former name of the medians rule`) {
+		t.Errorf("notes %q lack the plan's warning about the rule's name", v.Notes)
+	}
+}

@@ -160,10 +160,10 @@ func Read(path string) (*Report, error) {
 		return nil, exit.Refuse(fmt.Errorf("reading report %s: %s: the file was changed or cut short; use the report as the gate wrote it", path, jsonError(b, err)))
 	}
 	if r.Input.Rule == "" {
-		// Reports from before the paired rule name no rule: the seed's
+		// Reports from before the paired rule name no rule: the medians
 		// rule judged them, and judging them again by it keeps their
 		// reading.
-		r.Input.Rule = judge.RuleSeed
+		r.Input.Rule = judge.RuleMedians
 	}
 	return &r, nil
 }

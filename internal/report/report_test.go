@@ -104,13 +104,13 @@ func TestReadRefuses(t *testing.T) {
 // A report written before the paired rule names no rule; the seed's rule
 // judged it, so reading it keeps that rule and judging it again gives its
 // own verdict back (perfgate compare on an old report).
-func TestReadOldReportKeepsTheSeedRule(t *testing.T) {
+func TestReadOldReportKeepsTheMediansRule(t *testing.T) {
 	r, err := report.Read(filepath.Join("testdata", "v1-seed-rule.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Input.Rule != judge.RuleSeed {
-		t.Fatalf("rule %q, want %q for a report that names none", r.Input.Rule, judge.RuleSeed)
+	if r.Input.Rule != judge.RuleMedians {
+		t.Fatalf("rule %q, want %q for a report that names none", r.Input.Rule, judge.RuleMedians)
 	}
 	v := judge.Judge(r.Input)
 	if v.Code != r.Verdict.Code || !reflect.DeepEqual(v.Failures, r.Verdict.Failures) {
