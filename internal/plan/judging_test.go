@@ -52,7 +52,7 @@ func TestJudgingSettings(t *testing.T) {
 			head: "[tolerance]\nlatency = 3\n" + twoGroups,
 			want: want{
 				tolerance: map[string]float64{"latency": 0.03}, rule: judge.RulePaired, pairs: 8, measure: 10 * time.Second,
-				changes:   []Change{{Setting: "[tolerance] latency", Base: "10 %", Head: "3 %", Judged: "3 %"}},
+				changes: []Change{{Setting: "[tolerance] latency", Base: "10 %", Head: "3 %", Judged: "3 %"}},
 			},
 		},
 		{
@@ -61,7 +61,7 @@ func TestJudgingSettings(t *testing.T) {
 			head: "[tolerance]\nlatency = 10\n\"p99.hello\" = 500\n" + twoGroups,
 			want: want{
 				tolerance: map[string]float64{"latency": 0.10, "p99.hello": 0.10}, rule: judge.RulePaired, pairs: 8, measure: 10 * time.Second,
-				changes:   []Change{{Setting: `[tolerance] "p99.hello"`, Base: "10 % (its class latency)", Head: "500 %", Judged: "10 % (its class latency)"}},
+				changes: []Change{{Setting: `[tolerance] "p99.hello"`, Base: "10 % (its class latency)", Head: "500 %", Judged: "10 % (its class latency)"}},
 			},
 		},
 		{
@@ -70,7 +70,7 @@ func TestJudgingSettings(t *testing.T) {
 			head: "[tolerance]\ncpu = 50\n" + twoGroups,
 			want: want{
 				tolerance: map[string]float64{"cpu": 0.05}, rule: judge.RulePaired, pairs: 8, measure: 10 * time.Second,
-				changes:   []Change{{Setting: "[tolerance] cpu", Base: "5 % (the default)", Head: "50 %", Judged: "5 % (the default)"}},
+				changes: []Change{{Setting: "[tolerance] cpu", Base: "5 % (the default)", Head: "50 %", Judged: "5 % (the default)"}},
 			},
 		},
 		{
