@@ -10,8 +10,8 @@ import (
 // Judging says which plan judged the run: a pull request cannot loosen its
 // own gate, so the gate judges with the stricter of the base's and the
 // head's settings (plan.JudgingSettings, docs/judge.md "Which plan
-// judges"). BasePlan is the base's plan as the run read it, "" when the
-// base has none; Note says why the head's settings judged alone then;
+// judges"). BasePlan is the base's plan, relative to its tree
+// (perf/plan.toml), "" when the base has none; Note says why the head's settings judged alone then;
 // Changed lists every judging setting the head wrote differently, with
 // both values and the one judged. The verdict service builds the check
 // run's text from this field. Reports from before it carry none.

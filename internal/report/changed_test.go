@@ -15,7 +15,7 @@ import (
 // the head changed with both values, and the note when the base had no
 // plan; a run judged with one plan says nothing of it.
 func TestSettingsTheHeadChanged(t *testing.T) {
-	loosened := &report.Judging{BasePlan: "target/perf-base/contract/perf/plan.toml", Changed: []judge.SettingChange{
+	loosened := &report.Judging{BasePlan: "perf/plan.toml", Changed: []judge.SettingChange{
 		{Setting: "[tolerance] latency", Base: "10 %", Head: "1000 %", Judged: "10 %"},
 		{Setting: "[[threshold]] p99 of group hello", Base: "below 20ms", Head: "absent", Judged: "below 20ms"},
 	}}
