@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/report"
 )
 
 const judgingGroups = "[[group]]\nname = \"hello\"\npath = \"/hello\"\nexpect = 200\n"
@@ -58,5 +59,39 @@ func TestJudgingPlan(t *testing.T) {
 				t.Errorf("changes %+v from %q, want %d from %q", j.Changed, j.BasePlan, tc.changes, tc.basePlanK)
 			}
 		})
+	}
+}
+
+// The base's control kinds judge, read from the base's tree; one the
+// head's plan cannot answer (its counter is gone) is left out and listed.
+func TestJudgingControls(t *testing.T) {
+	tree := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(tree, "perf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "perf", "busy-loop.toml"), []byte("[ab]\nidle = \"60s\"\n\n"+judgingGroups), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := &contract.Contract{Tree: tree, Plan: contract.DefaultPlan, Controls: plan.Controls{
+		{Kind: plan.ControlIdle, PlanFile: "perf/busy-loop.toml", File: "perf/gate.toml", Line: 3},
+		{Kind: plan.ControlVariant, Counter: "exchanges", Overrides: []string{"SVC_CACHE=false"}, File: "perf/gate.toml", Line: 7},
+	}}
+	head := &contract.Contract{Tree: t.TempDir(), Plan: contract.DefaultPlan}
+	judged, err := plan.Parse("perf/plan.toml", []byte(judgingGroups))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &report.Judging{}
+	ctls, err := judgingControls(judged, base, head, j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle, ok := ctls.Of(plan.ControlIdle)
+	if len(ctls) != 1 || !ok || idle.Plan == nil || idle.Plan.AB.Idle.Seconds() != 60 {
+		t.Fatalf("controls %+v, want the base's idle control with its plan read from the base's tree", ctls)
+	}
+	if len(j.Changed) != 2 || j.Changed[0].Setting != "[[control]] variant" || !strings.Contains(j.Changed[0].Base, `counter "exchanges"`) || j.Changed[0].Judged != "absent" ||
+		j.Changed[1].Setting != "[[control]] idle" || j.Changed[1].Head != "absent" {
+		t.Errorf("changes %+v, want the refused variant, then the idle control the head lacks", j.Changed)
 	}
 }
