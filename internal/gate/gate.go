@@ -45,7 +45,10 @@ type ArmSpec struct {
 // Options is one gate run.
 type Options struct {
 	Plan *plan.Plan
-	Vars *plan.Vars
+	// Judging says which plan's settings judge, for the report; nil when
+	// the gate has one plan (perfgate ab, demo).
+	Judging *report.Judging
+	Vars    *plan.Vars
 	// Arms are the run's arms, each tagged with its role: one base and one
 	// head, which the pairs drive against each other, and a variant when
 	// the controls hold a variant control (VariantOf makes one from the
@@ -292,6 +295,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		Created: time.Now().UTC(),
 		Base:    base.Info,
 		Head:    head.Info,
+		Judging: o.Judging,
 		Settings: report.Settings{
 			Plan: o.Plan.Path, PlanPath: repoPath(o.Plan.Path, os.Getenv), Pairs: ab.Pairs, Rate: ab.Rate,
 			Warmup: report.Duration(ab.Warmup), Measure: report.Duration(ab.Measure), Idle: report.Duration(ab.Idle),

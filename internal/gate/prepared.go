@@ -22,7 +22,8 @@ import (
 
 // Prepared is a gate over the arms `perfgate prepare` built: each arm boots
 // from its own tree's contract (config, overrides, services), the base's
-// config is checked by the base binary first, and the plan is the head's.
+// config is checked by the base binary first, and the plan is the head's,
+// judged with the stricter of its and the base's settings (judging.go).
 type Prepared struct {
 	Target string // holds perf-base/ and perf-head/ (prepare's --out)
 	Repo   string // the checkout: the head's tree
@@ -82,13 +83,14 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	if err := headC.RunPrepare(ctx, pr.Repo, pr.Out, pr.Log); err != nil {
 		return nil, err
 	}
-	p, vars, err := pr.plan(headC)
+	p, vars, judging, err := pr.plan(headC, baseC, choice.Commit)
 	if err != nil {
 		return nil, err
 	}
-	// The controls are the head's gate file's, read against the plan the
-	// run uses; a plan's own [[control]] is refused, naming its line.
-	ctls, err := headC.ResolveControls(p)
+	// The controls are the gate files', the base's kinds over the head's,
+	// read against the plan the run judges with; a plan's own [[control]]
+	// is refused, naming its line.
+	ctls, err := judgingControls(p, baseC, headC, judging)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +179,7 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 
 	head := headCommit(ctx, pr.Repo, pr.Getenv)
 	o := Options{
-		Plan: p, Vars: vars, Controls: ctls, Store: pr.Store, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
+		Plan: p, Judging: judging, Vars: vars, Controls: ctls, Store: pr.Store, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
 		Arms: []ArmSpec{
 			armSpec(pairs.RoleBase, baseArm, ports[0], report.Build{Name: string(pairs.RoleBase), Commit: choice.Commit, Why: choice.Reason}),
 			armSpec(pairs.RoleHead, headArm, ports[1], report.Build{Name: string(pairs.RoleHead), Commit: head}),
@@ -197,31 +199,32 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	return Run(ctx, o)
 }
 
-func (pr Prepared) plan(head *contract.Contract) (*plan.Plan, *plan.Vars, error) {
+// plan is the plan the run sends (the head's) with the settings it judges
+// with (judging.go), and its variables.
+func (pr Prepared) plan(head, base *contract.Contract, baseCommit string) (*plan.Plan, *plan.Vars, *report.Judging, error) {
 	path := pr.Plan
 	if path == "" {
 		path = filepath.Join(head.Tree, head.Plan)
 	}
-	p, err := plan.ParseFile(path)
+	hp, err := plan.ParseFile(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	if pr.Reshape != nil {
-		if err := pr.Reshape(&p.AB); err != nil {
-			return nil, nil, err
-		}
+	p, judging, err := judgingPlan(hp, base, baseCommit, pr.Reshape)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	if err := p.CheckAB(p.AB); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	v, err := plan.ResolveVars(p, pr.Vars, pr.Getenv)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if pr.Resolved != nil {
 		pr.Resolved(v)
 	}
-	return p, v, nil
+	return p, v, judging, nil
 }
 
 // armSpec starts a rendered arm: its own environment (fixed, overrides,

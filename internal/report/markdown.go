@@ -54,6 +54,7 @@ func Markdown(w io.Writer, r *Report) error {
 		p("| attempt | %d on %s |\n", r.Attempt, cell(orUnknown(r.CPUModel)))
 	}
 	p("| tool | %s, report version %d, %s |\n\n", cell(r.Tool), Version, r.Created.UTC().Format("2006-01-02 15:04 UTC"))
+	judgingMarkdown(bw, r.Judging)
 
 	p("### Idle\n\n")
 	if v.Idle == nil {

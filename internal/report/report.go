@@ -82,6 +82,9 @@ type Report struct {
 	Variant  *Build   `json:"variant,omitempty"`
 	BaseNote string   `json:"base_note,omitempty"`
 	Settings Settings `json:"settings"`
+	// Judging is which plan judged: the settings the head changed
+	// (changed.go); nil when the run judged with one plan.
+	Judging *Judging `json:"judging,omitempty"`
 	// Attempt is the attempt job's own number (1, 2, 3) and RunAttempt
 	// GITHUB_RUN_ATTEMPT (re-runs of the workflow); CPUModel is the
 	// runner's, by which a regression may be retried (internal/attempts).
