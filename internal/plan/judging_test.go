@@ -80,7 +80,7 @@ func TestJudgingSettings(t *testing.T) {
 			want: want{
 				tolerance: map[string]float64{"latency": 0.05, "cpu": 0.05}, rule: judge.RulePaired, pairs: 8, measure: 10 * time.Second,
 				changes: []Change{
-					{Setting: "[judge] rule", Base: judge.RulePaired, Head: judge.RuleSeed, Judged: judge.RulePaired},
+					{Setting: "[judge] rule", Base: judge.RulePaired, Head: judge.RuleMedians, Judged: judge.RulePaired},
 					{Setting: "[tolerance] cpu", Base: "5 % (the default)", Head: "25 % (the default)", Judged: "5 % (the default)"},
 					{Setting: "[tolerance] latency", Base: "5 % (the default)", Head: "25 % (the default)", Judged: "5 % (the default)"},
 				},
