@@ -311,8 +311,8 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 	if has {
 		// Kept in the report, so perfgate compare applies it again.
 		rep.Controls = &checks
+		rep.Verdict.AddChecks(checks.Failures, checks.CannotJudge, checks.Notes)
 	}
-	rep.Controls.Apply(&rep.Verdict)
 	if err := report.Write(filepath.Join(o.OutDir, ReportFile), rep); err != nil {
 		return rep, err
 	}
