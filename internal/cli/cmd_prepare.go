@@ -71,10 +71,10 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 	}
 	baseC, err := contract.LoadBase(tree, head)
 	if err != nil {
-		return fmt.Errorf("reading the base's contract at %s: %w", prepareShort(choice.Commit), err)
+		return fmt.Errorf("reading the base's contract at %s: %w", event.ShortSHA(choice.Commit), err)
 	}
 	if err := baseC.BuildArm(ctx, baseDir, s.Err); err != nil {
-		return cleanArms(fmt.Errorf("building the base at %s: %w", prepareShort(choice.Commit), err), baseDir, headDir)
+		return cleanArms(fmt.Errorf("building the base at %s: %w", event.ShortSHA(choice.Commit), err), baseDir, headDir)
 	}
 	if err := head.BuildArm(ctx, headDir, s.Err); err != nil {
 		return cleanArms(fmt.Errorf("building the head: %w", err), baseDir, headDir)
@@ -107,11 +107,4 @@ func cleanArms(err error, baseDir, headDir string) error {
 		return fmt.Errorf("%w (and clearing the half-built arms: %v)", err, cerr)
 	}
 	return err
-}
-
-func prepareShort(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

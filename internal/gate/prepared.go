@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/base"
 	"github.com/perfgate/perfgate/internal/contract"
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
@@ -173,7 +174,7 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	if err := baseC.CheckConfig(ctx, baseArm, choice.Commit); err != nil {
 		return nil, err
 	}
-	logf(pr.Log, "base: %s (%s)", short(choice.Commit), choice.Reason)
+	logf(pr.Log, "base: %s (%s)", event.ShortSHA(choice.Commit), choice.Reason)
 
 	head := headCommit(ctx, pr.Repo, pr.Getenv)
 	o := Options{
@@ -275,11 +276,4 @@ func headCommit(ctx context.Context, repo string, getenv func(string) string) st
 		return ""
 	}
 	return strings.TrimSpace(string(out))
-}
-
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
 }
