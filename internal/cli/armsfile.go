@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
@@ -205,7 +206,7 @@ func (p *armsParser) arm(name string, t map[string]any) (armsFileArm, error) {
 			case i == 0 && s == "":
 				return a, p.at(key("command"), "command's first word is empty; name the program to run: %s", cmdExample)
 			}
-			if ph := contract.UnknownPlaceholder(s, "@PORT@", "@DIR@"); ph != "" {
+			if ph := contract.UnknownPlaceholder(s, contract.PortPlaceholder, contract.DirPlaceholder); ph != "" {
 				return a, p.at(key("command"), "command uses the placeholder %s; only @PORT@ and @DIR@ are filled in", ph)
 			}
 			a.Command = append(a.Command, s)
@@ -236,7 +237,7 @@ func (p *armsParser) arm(name string, t map[string]any) (armsFileArm, error) {
 			case !isStr:
 				return a, p.at([]string{name, "env", k}, "env %s must be a string, not %s; write %s = \"value\"", k, tomlpos.Kind(ev), k)
 			}
-			if ph := contract.UnknownPlaceholder(s, "@PORT@", "@DIR@"); ph != "" {
+			if ph := contract.UnknownPlaceholder(s, contract.PortPlaceholder, contract.DirPlaceholder); ph != "" {
 				return a, p.at([]string{name, "env", k}, "env %s uses the placeholder %s; only @PORT@ and @DIR@ are filled in", k, ph)
 			}
 			a.Env[k] = s
@@ -292,13 +293,13 @@ func (p *armsParser) arm(name string, t map[string]any) (armsFileArm, error) {
 
 func (p *armsParser) checkURL(name string, a armsFileArm) error {
 	k := []string{name, "url"}
-	if ph := contract.UnknownPlaceholder(a.URL, "@PORT@"); ph != "" {
+	if ph := contract.UnknownPlaceholder(a.URL, contract.PortPlaceholder); ph != "" {
 		return p.at(k, "url uses the placeholder %s; only @PORT@ is filled in", ph)
 	}
 	if err := contract.LoopbackURL(a.URL, "http", "https"); err != nil {
 		return p.at(k, "url %q %v", a.URL, err)
 	}
-	if strings.Contains(a.URL, "@PORT@") {
+	if strings.Contains(a.URL, contract.PortPlaceholder) {
 		return nil
 	}
 	u, _ := url.Parse(a.URL)
@@ -320,7 +321,7 @@ func (p *armsParser) checkReady(name, ready string) error {
 	if ready == "" {
 		return nil
 	}
-	if ph := contract.UnknownPlaceholder(ready, "@PORT@"); ph != "" {
+	if ph := contract.UnknownPlaceholder(ready, contract.PortPlaceholder); ph != "" {
 		return p.at(k, "ready uses the placeholder %s; only @PORT@ is filled in", ph)
 	}
 	if strings.HasPrefix(ready, "/") {
@@ -335,12 +336,12 @@ func (p *armsParser) checkReady(name, ready string) error {
 // mentionsPort reports whether the arm can learn the port perfgate picks.
 func mentionsPort(a armsFileArm) bool {
 	for _, w := range a.Command {
-		if strings.Contains(w, "@PORT@") {
+		if strings.Contains(w, contract.PortPlaceholder) {
 			return true
 		}
 	}
 	for _, v := range a.Env {
-		if strings.Contains(v, "@PORT@") {
+		if strings.Contains(v, contract.PortPlaceholder) {
 			return true
 		}
 	}
@@ -357,8 +358,8 @@ func fixedAddr(a armsFileArm) string {
 		}
 		raw = "http://127.0.0.1:@PORT@"
 	}
-	raw = strings.ReplaceAll(raw, "@PORT@", strconv.Itoa(a.Port))
-	if a.Port == 0 && strings.Contains(a.URL, "@PORT@") {
+	raw = strings.ReplaceAll(raw, contract.PortPlaceholder, strconv.Itoa(a.Port))
+	if a.Port == 0 && strings.Contains(a.URL, contract.PortPlaceholder) {
 		return ""
 	}
 	u, err := url.Parse(raw)

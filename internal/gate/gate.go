@@ -17,6 +17,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/arms"
+	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/controls"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/host"
@@ -80,7 +81,7 @@ func VariantOf(head ArmSpec, overrides []string) (ArmSpec, error) {
 	if head.Port != 0 {
 		return ArmSpec{}, exit.Refusef("the variant control starts the head's command a second time beside the head, on a port of its own, but the head's port is fixed (%d); leave the port out and write @PORT@ in the head's command", head.Port)
 	}
-	if head.URL != "" && !strings.Contains(head.URL, "@PORT@") {
+	if head.URL != "" && !strings.Contains(head.URL, contract.PortPlaceholder) {
 		return ArmSpec{}, exit.Refusef("the variant control starts the head's command a second time beside the head, on a port of its own, but the head's URL %s names a fixed port; write @PORT@ in it", head.URL)
 	}
 	v := head
@@ -378,7 +379,7 @@ func (a *ArmSpec) prepare(out string, free int) error {
 	if a.URL == "" {
 		a.URL = "http://127.0.0.1:@PORT@"
 	}
-	subst := strings.NewReplacer("@PORT@", strconv.Itoa(a.Port), "@DIR@", a.Dir)
+	subst := strings.NewReplacer(contract.PortPlaceholder, strconv.Itoa(a.Port), contract.DirPlaceholder, a.Dir)
 	fill := func(in []string) []string { // a copy: the caller's spec stays a template
 		out := make([]string, len(in))
 		for i, v := range in {
