@@ -14,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
+	"github.com/perfgate/perfgate/internal/host"
 	"github.com/perfgate/perfgate/internal/plan"
 )
 
@@ -94,7 +95,7 @@ func runDemo(ctx context.Context, s *IO, args []string) (err error) {
 	if why != "" {
 		stage("dependency", "none: %s; the same pipeline runs without the compose dependency", why)
 	} else {
-		ports, perr := gate.FreePorts(1)
+		ports, perr := host.FreePorts(1)
 		if perr != nil {
 			return perr
 		}

@@ -151,7 +151,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 	}
 	// Copies: the caller's specs stay templates.
 	specs := append([]ArmSpec(nil), o.Arms...)
-	ports, err := FreePorts(len(specs))
+	ports, err := host.FreePorts(len(specs))
 	if err != nil {
 		return nil, err
 	}

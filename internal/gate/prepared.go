@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/host"
 	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
@@ -100,7 +101,7 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	// once refused only after the compose projects were up. The arms' real
 	// ports are chosen after the services, which may take ports of their
 	// own; these only stand in for them.
-	checkPorts, err := FreePorts(2)
+	checkPorts, err := host.FreePorts(2)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +148,7 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		}()
 	}
 
-	ports, err := FreePorts(3)
+	ports, err := host.FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
