@@ -3,7 +3,8 @@ package judge
 // Interval is a paired confidence interval of the head/base ratio over the
 // pairs: the Hodges-Lehmann estimate with the interval the Wilcoxon
 // signed-rank test gives. Confidence is what the interval really reaches,
-// which with few pairs is below the 95 % asked for (87.5 % with 4 pairs).
+// which with few pairs is below the 95 % asked for (87.5 % with 4 pairs;
+// 96.1 % with the default 8).
 // N counts the pairs it used (pairs with a zero value in an arm are left out).
 type Interval struct {
 	Estimate   float64 `json:"estimate"`
