@@ -1,5 +1,3 @@
-// Package exit maps errors to perfgate's exit codes in one place:
-// 0 pass, 1 regression, 2 cannot judge or refused input.
 package exit
 
 import (
