@@ -26,7 +26,7 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 	var ef eventFlags
 	ef.register(fs, "commit judged (default HEAD; the head arm is always built from the checkout)")
 	repo := fs.String("repo", ".", "the repository's checkout: the head's tree")
-	out := fs.String("out", "target", "the folder that receives perf-base/ and perf-head/")
+	out := fs.String("out", contract.DefaultTarget, "the folder that receives perf-base/ and perf-head/")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -37,8 +37,7 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	baseDir := filepath.Join(*out, contract.BaseArm)
-	headDir := filepath.Join(*out, contract.HeadArm)
+	baseDir, headDir := contract.Target(*out).Base(), contract.Target(*out).Head()
 	// Arms from an earlier run must not survive a run that fails: an
 	// attempt would measure them, and base.md would name a stale base.
 	for _, d := range []string{baseDir, headDir} {
@@ -57,7 +56,7 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := base.WriteFile(filepath.Join(baseDir, "base.md"), choice); err != nil {
+	if err := base.WriteFile(contract.Target(*out).BaseNote(), choice); err != nil {
 		return err
 	}
 	fmt.Fprintln(s.Out, choice.Reason)
@@ -98,7 +97,7 @@ func cleanArms(err error, baseDir, headDir string) error {
 	var errs []error
 	entries, _ := os.ReadDir(baseDir)
 	for _, e := range entries {
-		if e.Name() != "base.md" {
+		if e.Name() != contract.BaseNote {
 			errs = append(errs, os.RemoveAll(filepath.Join(baseDir, e.Name())))
 		}
 	}
