@@ -356,7 +356,7 @@ func fixedAddr(a armsFileArm) string {
 		if a.Port == 0 {
 			return ""
 		}
-		raw = "http://127.0.0.1:@PORT@"
+		raw = contract.DefaultURL
 	}
 	raw = strings.ReplaceAll(raw, contract.PortPlaceholder, strconv.Itoa(a.Port))
 	if a.Port == 0 && strings.Contains(a.URL, contract.PortPlaceholder) {

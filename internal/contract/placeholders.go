@@ -15,3 +15,7 @@ const (
 	// ConfigPlaceholder is the arm's rendered config file.
 	ConfigPlaceholder = "@CONFIG@"
 )
+
+// DefaultURL is where the load goes when an arm names no URL: its port on
+// loopback, over plain HTTP.
+const DefaultURL = "http://127.0.0.1:" + PortPlaceholder

@@ -377,7 +377,7 @@ func (a *ArmSpec) prepare(out string, free int) error {
 		a.Port = free
 	}
 	if a.URL == "" {
-		a.URL = "http://127.0.0.1:@PORT@"
+		a.URL = contract.DefaultURL
 	}
 	subst := strings.NewReplacer(contract.PortPlaceholder, strconv.Itoa(a.Port), contract.DirPlaceholder, a.Dir)
 	fill := func(in []string) []string { // a copy: the caller's spec stays a template
