@@ -158,3 +158,18 @@ func TestVariantAndControlsRoundTrip(t *testing.T) {
 		t.Errorf("a report from before the controls reads as %+v / %+v", old.Variant, old.Controls)
 	}
 }
+
+// One sign per exit code, for the job summary and the verdict job's summary
+// alike; a code no verdict has gets none.
+func TestMark(t *testing.T) {
+	for _, tc := range []struct {
+		code int
+		want string
+	}{
+		{exit.Pass, "✅"}, {exit.Regression, "❌"}, {exit.CannotJudge, "⚠️"}, {7, ""},
+	} {
+		if got := report.Mark(tc.code); got != tc.want {
+			t.Errorf("Mark(%d) = %q, want %q", tc.code, got, tc.want)
+		}
+	}
+}
