@@ -200,7 +200,7 @@ func (p *parser) arm(name string, t map[string]any) (Arm, error) {
 			case i == 0 && s == "":
 				return a, p.at(key("command"), "command's first word is empty; name the program to run: %s", cmdExample)
 			}
-			if ph := contract.UnknownPlaceholder(s, "@PORT@", "@DIR@"); ph != "" {
+			if ph := contract.UnknownPlaceholder(s, contract.PortPlaceholder, contract.DirPlaceholder); ph != "" {
 				return a, p.at(key("command"), "command uses the placeholder %s; only @PORT@ and @DIR@ are filled in", ph)
 			}
 			a.Command = append(a.Command, s)
@@ -220,7 +220,7 @@ func (p *parser) arm(name string, t map[string]any) (Arm, error) {
 			case !isStr:
 				return a, p.at(tomlpos.Join(ep, k), "%s", tomlpos.WrongKind("env "+k, "a string", ev, k+` = "value"`))
 			}
-			if ph := contract.UnknownPlaceholder(s, "@PORT@", "@DIR@"); ph != "" {
+			if ph := contract.UnknownPlaceholder(s, contract.PortPlaceholder, contract.DirPlaceholder); ph != "" {
 				return a, p.at(tomlpos.Join(ep, k), "env %s uses the placeholder %s; only @PORT@ and @DIR@ are filled in", k, ph)
 			}
 			a.Env[k] = s
@@ -279,13 +279,13 @@ func (p *parser) arm(name string, t map[string]any) (Arm, error) {
 
 func (p *parser) checkURL(name string, a Arm) error {
 	k := []string{name, "url"}
-	if ph := contract.UnknownPlaceholder(a.URL, "@PORT@"); ph != "" {
+	if ph := contract.UnknownPlaceholder(a.URL, contract.PortPlaceholder); ph != "" {
 		return p.at(k, "url uses the placeholder %s; only @PORT@ is filled in", ph)
 	}
 	if err := contract.LoopbackURL(a.URL, "http", "https"); err != nil {
 		return p.at(k, "url %q %v", a.URL, err)
 	}
-	if strings.Contains(a.URL, "@PORT@") {
+	if strings.Contains(a.URL, contract.PortPlaceholder) {
 		return nil
 	}
 	u, _ := url.Parse(a.URL)
@@ -307,7 +307,7 @@ func (p *parser) checkReady(name, ready string) error {
 	if ready == "" {
 		return nil
 	}
-	if ph := contract.UnknownPlaceholder(ready, "@PORT@"); ph != "" {
+	if ph := contract.UnknownPlaceholder(ready, contract.PortPlaceholder); ph != "" {
 		return p.at(k, "ready uses the placeholder %s; only @PORT@ is filled in", ph)
 	}
 	if strings.HasPrefix(ready, "/") {
@@ -322,12 +322,12 @@ func (p *parser) checkReady(name, ready string) error {
 // mentionsPort reports whether the arm can learn the port perfgate picks.
 func mentionsPort(a Arm) bool {
 	for _, w := range a.Command {
-		if strings.Contains(w, "@PORT@") {
+		if strings.Contains(w, contract.PortPlaceholder) {
 			return true
 		}
 	}
 	for _, v := range a.Env {
-		if strings.Contains(v, "@PORT@") {
+		if strings.Contains(v, contract.PortPlaceholder) {
 			return true
 		}
 	}
@@ -342,10 +342,10 @@ func fixedAddr(a Arm) string {
 		if a.Port == 0 {
 			return ""
 		}
-		raw = "http://127.0.0.1:@PORT@"
+		raw = contract.DefaultURL
 	}
-	raw = strings.ReplaceAll(raw, "@PORT@", strconv.Itoa(a.Port))
-	if a.Port == 0 && strings.Contains(a.URL, "@PORT@") {
+	raw = strings.ReplaceAll(raw, contract.PortPlaceholder, strconv.Itoa(a.Port))
+	if a.Port == 0 && strings.Contains(a.URL, contract.PortPlaceholder) {
 		return ""
 	}
 	u, err := url.Parse(raw)

@@ -148,7 +148,7 @@ func appendStepSummary(s *IO, mdPath string) error {
 // the one that ends the credentials.
 func withoutUserinfo(raw string) string {
 	const hidden = "\x00PORT\x00"
-	s := strings.ReplaceAll(raw, "@PORT@", hidden)
+	s := strings.ReplaceAll(raw, contract.PortPlaceholder, hidden)
 	scheme, rest, ok := strings.Cut(s, "://")
 	if !ok {
 		return raw
@@ -160,5 +160,5 @@ func withoutUserinfo(raw string) string {
 	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
 		rest = rest[at+1:]
 	}
-	return strings.ReplaceAll(scheme+"://"+rest, hidden, "@PORT@")
+	return strings.ReplaceAll(scheme+"://"+rest, hidden, contract.PortPlaceholder)
 }

@@ -63,7 +63,9 @@ func runCompare(_ context.Context, s *IO, args []string) error {
 	// tolerance: their lines and their effect on the verdict (a failed
 	// check of the head is a regression, a control that did not fail is
 	// cannot judge) carry over as the gate applied them.
-	r.Controls.Apply(&r.Verdict)
+	if c := r.Controls; c != nil {
+		r.Verdict.AddChecks(c.Failures, c.CannotJudge, c.Notes)
+	}
 	r.Rejudged = true
 
 	if err := report.Text(s.Out, r); err != nil {

@@ -123,7 +123,7 @@ var (
 )
 
 // commandPlaceholders are what start and check may name.
-var commandPlaceholders = map[string]bool{"@BIN@": true, "@PORT@": true, "@DIR@": true, "@CONFIG@": true}
+var commandPlaceholders = map[string]bool{BinPlaceholder: true, PortPlaceholder: true, DirPlaceholder: true, ConfigPlaceholder: true}
 
 // Load reads treeDir's gate file and checks that the files it names exist
 // and that its override file is valid, so `perfgate prepare` refuses what
@@ -227,7 +227,7 @@ func (c *Contract) prepareArgv(p *prepareTOML) error {
 		}
 		for _, a := range argv {
 			for _, ph := range placeholder.FindAllString(a, -1) {
-				if ph != "@DIR@" {
+				if ph != DirPlaceholder {
 					return c.refuse(key, "[prepare] command %q uses the placeholder %s: only @DIR@ (the run's folder) is filled in", cmd, ph)
 				}
 			}
@@ -255,7 +255,7 @@ func (c *Contract) RunPrepare(ctx context.Context, tree, dir string, log io.Writ
 	for i, argv := range c.Prepare {
 		args := make([]string, len(argv))
 		for k, a := range argv {
-			args[k] = strings.ReplaceAll(a, "@DIR@", abs)
+			args[k] = strings.ReplaceAll(a, DirPlaceholder, abs)
 		}
 		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 		cmd.Dir = tree
@@ -331,7 +331,7 @@ func (c *Contract) validate() error {
 	if c.checkArgv, err = c.commandArgv("check", c.Check); err != nil {
 		return err
 	}
-	if c.ConfigEnv == "" && !strings.Contains(c.Start, "@CONFIG@") {
+	if c.ConfigEnv == "" && !strings.Contains(c.Start, ConfigPlaceholder) {
 		return c.refuse("start", "the service cannot find its rendered config: set config_env (e.g. config_env = \"SVC_CONFIG\") or name @CONFIG@ in start")
 	}
 	names := make([]string, 0, len(c.Env))
@@ -395,10 +395,10 @@ func (c *Contract) validateReady() error {
 		}
 		return nil
 	}
-	if ph := badPlaceholder(c.Ready, map[string]bool{"@PORT@": true}); ph != "" {
+	if ph := badPlaceholder(c.Ready, map[string]bool{PortPlaceholder: true}); ph != "" {
 		return c.refuse("ready", "ready uses the placeholder %s: only @PORT@ is filled in", ph)
 	}
-	u, err := url.Parse(strings.ReplaceAll(c.Ready, "@PORT@", "1"))
+	u, err := url.Parse(strings.ReplaceAll(c.Ready, PortPlaceholder, "1"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c.refuse("ready", "ready = %q is neither a path (\"/health\") nor an http URL (\"http://127.0.0.1:@PORT@/health\")", c.Ready)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/arms"
+	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/controls"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/host"
@@ -83,7 +84,7 @@ func VariantOf(head ArmSpec, overrides []string) (ArmSpec, error) {
 	if head.Port != 0 {
 		return ArmSpec{}, exit.Refusef("the variant control starts the head's command a second time beside the head, on a port of its own, but the head's port is fixed (%d); leave the port out and write @PORT@ in the head's command", head.Port)
 	}
-	if head.URL != "" && !strings.Contains(head.URL, "@PORT@") {
+	if head.URL != "" && !strings.Contains(head.URL, contract.PortPlaceholder) {
 		return ArmSpec{}, exit.Refusef("the variant control starts the head's command a second time beside the head, on a port of its own, but the head's URL %s names a fixed port; write @PORT@ in it", head.URL)
 	}
 	v := head
@@ -153,7 +154,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 	}
 	// Copies: the caller's specs stay templates.
 	specs := append([]ArmSpec(nil), o.Arms...)
-	ports, err := FreePorts(len(specs))
+	ports, err := host.FreePorts(len(specs))
 	if err != nil {
 		return nil, err
 	}
@@ -315,8 +316,8 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 	if has {
 		// Kept in the report, so perfgate compare applies it again.
 		rep.Controls = &checks
+		rep.Verdict.AddChecks(checks.Failures, checks.CannotJudge, checks.Notes)
 	}
-	rep.Controls.Apply(&rep.Verdict)
 	if err := report.Write(filepath.Join(o.OutDir, ReportFile), rep); err != nil {
 		return rep, err
 	}
@@ -380,9 +381,9 @@ func (a *ArmSpec) prepare(out string, free int) error {
 		a.Port = free
 	}
 	if a.URL == "" {
-		a.URL = "http://127.0.0.1:@PORT@"
+		a.URL = contract.DefaultURL
 	}
-	subst := strings.NewReplacer("@PORT@", strconv.Itoa(a.Port), "@DIR@", a.Dir)
+	subst := strings.NewReplacer(contract.PortPlaceholder, strconv.Itoa(a.Port), contract.DirPlaceholder, a.Dir)
 	fill := func(in []string) []string { // a copy: the caller's spec stays a template
 		out := make([]string, len(in))
 		for i, v := range in {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/perfgate/perfgate/internal/contract"
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
 )
@@ -34,12 +35,12 @@ func judgingPlan(head *plan.Plan, baseC *contract.Contract, baseCommit string, r
 	j := &report.Judging{}
 	var base *plan.Plan
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		j.Note = fmt.Sprintf("The base (%s) has no plan at %s: the head's settings judge this run.", short(baseCommit), rel)
+		j.Note = fmt.Sprintf("The base (%s) has no plan at %s: the head's settings judge this run.", event.ShortSHA(baseCommit), rel)
 	} else if base, err = plan.ParseFile(path); err != nil {
 		// Written for an older perfgate, perhaps: the head's plan, which
 		// this perfgate reads, is the only one left to judge with.
 		base = nil
-		j.Note = fmt.Sprintf("The base's plan %s (%s) is refused by this perfgate (%v): the head's settings judge this run.", rel, short(baseCommit), err)
+		j.Note = fmt.Sprintf("The base's plan %s (%s) is refused by this perfgate (%v): the head's settings judge this run.", rel, event.ShortSHA(baseCommit), err)
 	} else {
 		j.BasePlan = filepath.ToSlash(rel)
 		if reshape != nil {

@@ -1,7 +1,3 @@
-// Package judge decides a gate: pass, regression or cannot judge, from plain
-// numbers per arm per phase. It does no I/O and keeps no state, so the JSON
-// report can hold its whole input and `perfgate compare` can judge it again
-// offline with other tolerances.
 package judge
 
 // Metric names one figure measured per arm per phase. ID is "throughput",

@@ -3,6 +3,8 @@ package judge
 import (
 	"fmt"
 	"strings"
+
+	"github.com/perfgate/perfgate/internal/exit"
 )
 
 // This file is the judge's vocabulary: the verdict codes, the metric IDs
@@ -14,23 +16,17 @@ import (
 // Code is a verdict, the same number as the process exit code.
 type Code int
 
-// The verdict codes.
+// The verdict codes: the exit codes, which internal/exit owns.
 const (
-	Pass        Code = 0
-	Regression  Code = 1
-	CannotJudge Code = 2
+	Pass        Code = exit.Pass
+	Regression  Code = exit.Regression
+	CannotJudge Code = exit.CannotJudge
 )
 
-// String is the verdict in words, as summaries print it.
+// String is the verdict in words, as summaries print it: exit.Word with
+// the hyphen a space ("cannot judge"), so the words live in one place.
 func (c Code) String() string {
-	switch c {
-	case Pass:
-		return "pass"
-	case Regression:
-		return "regression"
-	default:
-		return "cannot judge"
-	}
+	return strings.ReplaceAll(exit.Word(int(c)), "-", " ")
 }
 
 // Class groups metrics that share a default tolerance.

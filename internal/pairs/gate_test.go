@@ -12,7 +12,7 @@ import (
 	"github.com/perfgate/perfgate/internal/armdb/armdbtest"
 	"github.com/perfgate/perfgate/internal/arms"
 	"github.com/perfgate/perfgate/internal/exampleservice"
-	"github.com/perfgate/perfgate/internal/gate"
+	"github.com/perfgate/perfgate/internal/host"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
@@ -29,7 +29,7 @@ func startArm(t *testing.T, name string, knobs ...string) pairs.Arm {
 	t.Helper()
 	// The gate's own port picker: below the ephemeral range, where an
 	// outgoing connection cannot take the port before the arm binds it.
-	ports, err := gate.FreePorts(1)
+	ports, err := host.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}

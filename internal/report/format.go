@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/judge"
 )
 
@@ -213,13 +214,6 @@ func intervalNote(v judge.Verdict) string {
 	return s + fmt.Sprintf(" at %s confidence.", pct(conf))
 }
 
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
-}
-
 // armLine is "`abc123` (main): why".
 // variantLine says what the variant control's third arm was: the head's
 // build with the control's overrides.
@@ -230,7 +224,7 @@ func variantLine(a Build) string {
 func armLine(a Build) string {
 	var b strings.Builder
 	if a.Commit != "" {
-		fmt.Fprintf(&b, "`%s`", short(a.Commit))
+		fmt.Fprintf(&b, "`%s`", event.ShortSHA(a.Commit))
 	} else {
 		b.WriteString("(no commit)")
 	}
