@@ -8,14 +8,12 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
-// words name each exit code as the action's `verdict` output and the
-// verdict job's table do.
-var words = map[int]string{exit.Pass: "pass", exit.Regression: "regression", exit.CannotJudge: "cannot-judge"}
-
-// Word is the exit code in the gate's words; a code a crash left is "exit N".
+// Word is an attempt's exit code in the verdict job's table: the gate's
+// word (exit.Word) for 0, 1 and 2, and "exit N" for a code a crash left.
 func Word(code int) string {
-	if w, ok := words[code]; ok {
-		return w
+	switch code {
+	case exit.Pass, exit.Regression, exit.CannotJudge:
+		return exit.Word(code)
 	}
 	return fmt.Sprintf("exit %d", code)
 }

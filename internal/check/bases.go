@@ -107,10 +107,3 @@ func gitOut(ctx context.Context, repo string, args ...string) (string, error) {
 	}
 	return strings.TrimSpace(out.String()), nil
 }
-
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
-}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/services"
 	"github.com/perfgate/perfgate/internal/trees"
@@ -137,10 +138,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if commit == "" {
 			continue
 		}
-		arm := "base " + short(commit)
+		arm := "base " + event.ShortSHA(commit)
 		baseTree := filepath.Join(work, fmt.Sprintf("base-tree-%d", i))
 		if err := trees.Export(ctx, o.Repo, commit, baseTree); err != nil {
-			c.fail(arm+" tree", fmt.Errorf("exporting the base %s: %w", short(commit), err))
+			c.fail(arm+" tree", fmt.Errorf("exporting the base %s: %w", event.ShortSHA(commit), err))
 			continue
 		}
 		bc := c.contract(ctx, baseTree, arm, head)

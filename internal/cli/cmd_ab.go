@@ -8,9 +8,9 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/perfgate/perfgate/internal/armsfile"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
-	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
 )
@@ -59,11 +59,11 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 	}
 	switch {
 	case *armsPath != "":
-		f, err := readArmsFile(*armsPath)
+		f, err := armsfile.Read(*armsPath)
 		if err != nil {
 			return err
 		}
-		o.Arms = gate.Pair(f.Base.spec(pairs.RoleBase), f.Head.spec(pairs.RoleHead))
+		o.Arms = f.Pair()
 		o.Store = o.Store || f.Store
 	case *baseCmd != "" && *headCmd != "":
 		if o.Arms, err = gate.CommandArms(gate.CommandArm{Cmd: *baseCmd, URL: *baseURL, Dir: *baseDir}, gate.CommandArm{Cmd: *headCmd, URL: *headURL, Dir: *headDir}, *ready); err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
-	"github.com/perfgate/perfgate/internal/attempts"
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/host"
@@ -76,7 +75,7 @@ func actionOutputs(s *IO, err error) error {
 	code := exit.Code(err)
 	if s.Env("GITHUB_OUTPUT") != "" {
 		a := githubactions.New(githubactions.WithGetenv(s.Env), githubactions.WithWriter(s.Out))
-		a.SetOutput("verdict", attempts.Word(code))
+		a.SetOutput("verdict", exit.Word(code))
 		a.SetOutput("exit-code", strconv.Itoa(code))
 	}
 	if code == exit.Pass {

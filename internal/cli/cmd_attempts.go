@@ -7,16 +7,18 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/perfgate/perfgate/internal/attempts"
+	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/host"
 )
 
 // defaultAttemptRecord is where `attempts next` keeps the attempt's record,
 // beside the report the attempt job uploads.
-const defaultAttemptRecord = "target/perf-run/attempt.json"
+const defaultAttemptRecord = contract.DefaultTarget + "/" + contract.RunDirName + "/" + attempts.RecordFile
 
 // defaultAttemptReport is where `perfgate run` writes the attempt's report.
-const defaultAttemptReport = "target/perf-run/latest.json"
+const defaultAttemptReport = contract.DefaultTarget + "/" + contract.RunDirName + "/" + gate.ReportFile
 
 // runAttemptsNext answers "retry or final?" for the attempt that just
 // ended, with the rules of internal/attempts: it prints the answer and a

@@ -18,7 +18,7 @@ func runCompare(_ context.Context, s *IO, args []string) error {
 	jsonOut := fs.String("json", "", "write the report with the new judgement here")
 	var tols listFlag
 	fs.Var(&tols, "tolerance", "KEY=PERCENT: a tolerance for a class (latency, cpu, throughput, memory, transactions) or a metric (p99.search); repeatable")
-	rule := fs.String("rule", "", "judge by this rule instead of the report's own: paired or seed (docs/judge.md)")
+	rule := fs.String("rule", "", "judge by this rule instead of the report's own: paired or medians (docs/judge.md)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

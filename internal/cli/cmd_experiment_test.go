@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/experiment"
 	"github.com/perfgate/perfgate/internal/experiment/target"
@@ -31,7 +32,8 @@ expect = 200
 `
 
 func TestExperimentCommand(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it measures a knee, which a test loading the same
+	// cores beside it moves (see internal/experiment's knee tests).
 	url := targettest.Start(t, target.Config{Workers: 2, Service: 20 * time.Millisecond})
 	planPath := writePlan(t, experimentGroups+`
 [experiment]

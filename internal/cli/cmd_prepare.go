@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
@@ -24,7 +23,7 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "base arm: %s\nhead arm: %s\n", filepath.Join(o.Out, contract.BaseArm), filepath.Join(o.Out, contract.HeadArm))
+	fmt.Fprintf(s.Out, "base arm: %s\nhead arm: %s\n", contract.Target(o.Out).Base(), contract.Target(o.Out).Head())
 	return nil
 }
 
@@ -34,7 +33,7 @@ func prepareOptions(s *IO, args []string) (gate.PrepareOptions, error) {
 	ef.register(fs, "commit judged (default HEAD; the head arm is always built from the checkout)")
 	o := gate.PrepareOptions{Log: s.Err}
 	fs.StringVar(&o.Repo, "repo", ".", "the repository's checkout: the head's tree")
-	fs.StringVar(&o.Out, "out", "target", "the folder that receives perf-base/ and perf-head/")
+	fs.StringVar(&o.Out, "out", contract.DefaultTarget, "the folder that receives perf-base/ and perf-head/")
 	if err := parseFlags(fs, args); err != nil {
 		return o, err
 	}

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/internal/exampleservice"
-
 	"github.com/perfgate/perfgate/internal/base/gittest"
+	"github.com/perfgate/perfgate/internal/exampleservice"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/testslot"
 )

@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
+	"github.com/perfgate/perfgate/internal/host"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
 )
@@ -97,7 +98,7 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	stage("repository", "%s: %s (%s, the base), then %s on branch change (the head: %s)", repoDir, short(repo.Base), repo.Tag, short(repo.Head),
+	stage("repository", "%s: %s (%s, the base), then %s on branch change (the head: %s)", repoDir, event.ShortSHA(repo.Base), repo.Tag, event.ShortSHA(repo.Head),
 		map[bool]string{true: "its handlers sleep 4 ms where the base's sleep 2 ms; expect a regression, exit 1", false: "only its dependency's settings changed; expect a pass"}[bo.Regression])
 
 	stage("prepare", "the base is the previous release; each arm built from its own tree")
@@ -154,7 +155,7 @@ func dependency(ctx context.Context, o RunOptions, self string, bo *Options, sta
 		stage("dependency", "none: %s; the same pipeline runs without the compose dependency", why)
 		return none, nil
 	}
-	ports, err := gate.FreePorts(1)
+	ports, err := host.FreePorts(1)
 	if err != nil {
 		return none, err
 	}
@@ -201,11 +202,4 @@ func HavePostgres() bool {
 	}
 	m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	return len(m) > 0
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

@@ -55,7 +55,7 @@ func WithVariant(arms []ArmSpec, ctls plan.Controls) ([]ArmSpec, error) {
 // the one that ends the credentials.
 func withoutUserinfo(raw string) string {
 	const hidden = "\x00PORT\x00"
-	s := strings.ReplaceAll(raw, "@PORT@", hidden)
+	s := strings.ReplaceAll(raw, contract.PortPlaceholder, hidden)
 	scheme, rest, ok := strings.Cut(s, "://")
 	if !ok {
 		return raw
@@ -67,5 +67,5 @@ func withoutUserinfo(raw string) string {
 	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
 		rest = rest[at+1:]
 	}
-	return strings.ReplaceAll(scheme+"://"+rest, hidden, "@PORT@")
+	return strings.ReplaceAll(scheme+"://"+rest, hidden, contract.PortPlaceholder)
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/pairs"
@@ -40,7 +41,10 @@ type ArmSpec struct {
 // Options is one gate run.
 type Options struct {
 	Plan *plan.Plan
-	Vars *plan.Vars
+	// Judging says which plan's settings judge, for the report; nil when
+	// the gate has one plan (perfgate ab, demo).
+	Judging *report.Judging
+	Vars    *plan.Vars
 	// Arms are the run's arms, each tagged with its role: one base and one
 	// head, which the pairs drive against each other, and a variant when
 	// the controls hold a variant control (VariantOf makes one from the
@@ -63,6 +67,14 @@ type Options struct {
 	// GITHUB_WORKSPACE for the plan's path in the repository); nil reads
 	// none, as a test or a laptop's run wants.
 	Getenv func(string) string
+	// PlanPath is the plan's path in the repository (perf/plan.toml) when
+	// Plan.Path is a copy outside it, as the exported head arm's is;
+	// empty: found from Plan.Path.
+	PlanPath string
+	// BaseNote is the sentence saying why the base was chosen (base.md's),
+	// kept in the report: the verdict service makes the release-notes
+	// line from it.
+	BaseNote string
 }
 
 // env is o.Getenv, or an empty environment.
@@ -87,7 +99,7 @@ func VariantOf(head ArmSpec, overrides []string) (ArmSpec, error) {
 	if head.Port != 0 {
 		return ArmSpec{}, exit.Refusef("the variant control starts the head's command a second time beside the head, on a port of its own, but the head's port is fixed (%d); leave the port out and write @PORT@ in the head's command", head.Port)
 	}
-	if head.URL != "" && !strings.Contains(head.URL, "@PORT@") {
+	if head.URL != "" && !strings.Contains(head.URL, contract.PortPlaceholder) {
 		return ArmSpec{}, exit.Refusef("the variant control starts the head's command a second time beside the head, on a port of its own, but the head's URL %s names a fixed port; write @PORT@ in it", head.URL)
 	}
 	v := head
@@ -188,9 +200,9 @@ func (a *ArmSpec) prepare(out string, free int) error {
 		a.Port = free
 	}
 	if a.URL == "" {
-		a.URL = "http://127.0.0.1:@PORT@"
+		a.URL = contract.DefaultURL
 	}
-	subst := strings.NewReplacer("@PORT@", strconv.Itoa(a.Port), "@DIR@", a.Dir)
+	subst := strings.NewReplacer(contract.PortPlaceholder, strconv.Itoa(a.Port), contract.DirPlaceholder, a.Dir)
 	fill := func(in []string) []string { // a copy: the caller's spec stays a template
 		out := make([]string, len(in))
 		for i, v := range in {

@@ -28,8 +28,7 @@ type PrepareOptions struct {
 // and contract. Each arm is built by its own tree's build command. The
 // choice is returned also when a build fails, since base.md names it.
 func Prepare(ctx context.Context, o PrepareOptions) (*base.Choice, error) {
-	baseDir := filepath.Join(o.Out, contract.BaseArm)
-	headDir := filepath.Join(o.Out, contract.HeadArm)
+	baseDir, headDir := contract.Target(o.Out).Base(), contract.Target(o.Out).Head()
 	// Arms from an earlier run must not survive a run that fails: an
 	// attempt would measure them, and base.md would name a stale base.
 	for _, d := range []string{baseDir, headDir} {
@@ -47,7 +46,7 @@ func Prepare(ctx context.Context, o PrepareOptions) (*base.Choice, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := base.WriteFile(filepath.Join(baseDir, "base.md"), choice); err != nil {
+	if err := base.WriteFile(contract.Target(o.Out).BaseNote(), choice); err != nil {
 		return nil, err
 	}
 	baseC, err := exportBase(ctx, o.Repo, baseDir, choice.Commit, head)
@@ -55,7 +54,7 @@ func Prepare(ctx context.Context, o PrepareOptions) (*base.Choice, error) {
 		return choice, err
 	}
 	if err := baseC.BuildArm(ctx, baseDir, o.Log); err != nil {
-		return choice, cleanArms(fmt.Errorf("building the base at %s: %w", short(choice.Commit), err), baseDir, headDir)
+		return choice, cleanArms(fmt.Errorf("building the base at %s: %w", event.ShortSHA(choice.Commit), err), baseDir, headDir)
 	}
 	if err := head.BuildArm(ctx, headDir, o.Log); err != nil {
 		return choice, cleanArms(fmt.Errorf("building the head: %w", err), baseDir, headDir)
@@ -75,7 +74,7 @@ func exportBase(ctx context.Context, repo, baseDir, commit string, head *contrac
 	}
 	baseC, err := contract.LoadBase(tree, head)
 	if err != nil {
-		return nil, fmt.Errorf("reading the base's contract at %s: %w", short(commit), err)
+		return nil, fmt.Errorf("reading the base's contract at %s: %w", event.ShortSHA(commit), err)
 	}
 	return baseC, nil
 }
@@ -86,7 +85,7 @@ func cleanArms(err error, baseDir, headDir string) error {
 	var errs []error
 	entries, _ := os.ReadDir(baseDir)
 	for _, e := range entries {
-		if e.Name() != "base.md" {
+		if e.Name() != contract.BaseNote {
 			errs = append(errs, os.RemoveAll(filepath.Join(baseDir, e.Name())))
 		}
 	}

@@ -13,7 +13,9 @@ import (
 
 	"github.com/perfgate/perfgate/internal/base"
 	"github.com/perfgate/perfgate/internal/contract"
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/host"
 	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
@@ -22,7 +24,8 @@ import (
 
 // Prepared is a gate over the arms `perfgate prepare` built: each arm boots
 // from its own tree's contract (config, overrides, services), the base's
-// config is checked by the base binary first, and the plan is the head's.
+// config is checked by the base binary first, and the plan is the head's,
+// judged with the stricter of its and the base's settings (judging.go).
 type Prepared struct {
 	Target string // holds perf-base/ and perf-head/ (prepare's --out)
 	Repo   string // the checkout: the head's tree
@@ -47,7 +50,7 @@ func (pr Prepared) OutDir() string {
 	if pr.Out != "" {
 		return pr.Out
 	}
-	return filepath.Join(pr.Target, "perf-run")
+	return string(contract.Target(pr.Target).Run())
 }
 
 // Run boots both arms from their contracts over their own services, runs
@@ -90,6 +93,7 @@ type preparedArms struct {
 	choice       *base.Choice
 	baseC, headC *contract.Contract
 	plan         *plan.Plan
+	judging      *report.Judging
 	vars         *plan.Vars
 	ctls         plan.Controls
 }
@@ -98,19 +102,19 @@ type preparedArms struct {
 // plan and the controls, and derives each arm's overrides. It starts
 // nothing.
 func (pr Prepared) load(ctx context.Context) (*preparedArms, error) {
-	baseDir := filepath.Join(pr.Target, contract.BaseArm)
+	target := contract.Target(pr.Target)
 	if err := ClearReports(pr.Out); err != nil {
 		return nil, err
 	}
-	choice, err := base.ReadFile(filepath.Join(baseDir, "base.md"))
+	choice, err := base.ReadFile(target.BaseNote())
 	if err != nil {
-		return nil, exit.Refusef("reading %s: %v: run `perfgate prepare` (or `perfgate unpack`) first", filepath.Join(baseDir, "base.md"), err)
+		return nil, exit.Refusef("reading %s: %v: run `perfgate prepare` (or `perfgate unpack`) first", target.BaseNote(), err)
 	}
 	a := &preparedArms{choice: choice}
-	if a.baseC, err = contract.LoadArm(baseDir); err != nil {
+	if a.baseC, err = contract.LoadArm(target.Base()); err != nil {
 		return nil, err
 	}
-	if a.headC, err = contract.LoadArm(filepath.Join(pr.Target, contract.HeadArm)); err != nil {
+	if a.headC, err = contract.LoadArm(target.Head()); err != nil {
 		return nil, err
 	}
 	// The head's [prepare] step mints what the plan and the arms read (the
@@ -119,12 +123,13 @@ func (pr Prepared) load(ctx context.Context) (*preparedArms, error) {
 	if err := a.headC.RunPrepare(ctx, pr.Repo, pr.Out, pr.Log); err != nil {
 		return nil, err
 	}
-	if a.plan, a.vars, err = pr.plan(a.headC); err != nil {
+	if a.plan, a.vars, a.judging, err = pr.plan(a.headC, a.baseC, choice.Commit); err != nil {
 		return nil, err
 	}
-	// The controls are the head's gate file's, read against the plan the
-	// run uses; a plan's own [[control]] is refused, naming its line.
-	if a.ctls, err = a.headC.ResolveControls(a.plan); err != nil {
+	// The controls are the gate files', the base's kinds over the head's,
+	// read against the plan the run judges with; a plan's own [[control]]
+	// is refused, naming its line.
+	if a.ctls, err = judgingControls(a.plan, a.baseC, a.headC, a.judging); err != nil {
 		return nil, err
 	}
 	// Each arm's overrides (arm.env, or a legacy tree's function) are
@@ -132,12 +137,12 @@ func (pr Prepared) load(ctx context.Context) (*preparedArms, error) {
 	// once refused only after the compose projects were up. The arms' real
 	// ports are chosen after the services, which may take ports of their
 	// own; these only stand in for them.
-	checkPorts, err := FreePorts(2)
+	checkPorts, err := host.FreePorts(2)
 	if err != nil {
 		return nil, err
 	}
 	for i, c := range []*contract.Contract{a.baseC, a.headC} {
-		if err := c.CheckOverrides(ctx, checkPorts[i], filepath.Join(pr.Out, []string{"base", "head"}[i])); err != nil {
+		if err := c.CheckOverrides(ctx, checkPorts[i], contract.RunDir(pr.Out).Arm([]string{string(pairs.RoleBase), string(pairs.RoleHead)}[i])); err != nil {
 			return nil, err
 		}
 	}
@@ -164,13 +169,13 @@ func (pr Prepared) startServices(ctx context.Context, a *preparedArms) (*service
 	}
 	svc, err := services.Diff(ctx,
 		services.Tree{Dir: pr.Repo, Files: a.headC.Compose, Seeds: a.headC.Seeds, Project: project},
-		services.Tree{Dir: filepath.Join(pr.Target, contract.BaseArm, contract.TreeDir), Files: a.baseC.Compose, Seeds: a.baseC.Seeds, Project: project})
+		services.Tree{Dir: contract.Target(pr.Target).BaseTree(), Files: a.baseC.Compose, Seeds: a.baseC.Seeds, Project: project})
 	if err != nil {
 		return nil, nil, err
 	}
 	logf(pr.Log, "services: %d group(s), base copies: %v", len(svc.Groups), svc.Copied())
 	running, err := services.Up(ctx, svc, services.Start{
-		RunID: pr.RunID, LogDir: filepath.Join(pr.Out, "services"), Checkout: checkout, Owner: Owner(),
+		RunID: pr.RunID, LogDir: contract.RunDir(pr.Out).Services(), Checkout: checkout, Owner: Owner(),
 	})
 	if err != nil {
 		return nil, nil, err
@@ -182,10 +187,11 @@ func (pr Prepared) startServices(ctx context.Context, a *preparedArms) (*service
 // its own services rewritten to 127.0.0.2), has the base binary check its
 // own, and names the arms for Run; svc is nil without services.
 func (pr Prepared) options(ctx context.Context, a *preparedArms, svc *services.Plan) (Options, error) {
-	ports, err := FreePorts(3)
+	ports, err := host.FreePorts(3)
 	if err != nil {
 		return Options{}, err
 	}
+	run := contract.RunDir(pr.Out)
 	// Both arms start from the checkout, as FerroFED's gate does: a
 	// relative path in either config reads the head's tree (docs/contract.md).
 	checkoutDir := Checkout(pr.Repo)
@@ -196,11 +202,11 @@ func (pr Prepared) options(ctx context.Context, a *preparedArms, svc *services.P
 		// What each arm's generated files (the contract's generate) list.
 		baseServices, headServices = svc.Addresses(true), svc.Addresses(false)
 	}
-	baseArm, err := a.baseC.Render(ctx, contract.RenderOptions{Port: ports[0], Dir: filepath.Join(pr.Out, "base"), Cwd: checkoutDir, Rewrite: rewrite, Services: baseServices})
+	baseArm, err := a.baseC.Render(ctx, contract.RenderOptions{Port: ports[0], Dir: run.Arm(string(pairs.RoleBase)), Cwd: checkoutDir, Rewrite: rewrite, Services: baseServices})
 	if err != nil {
 		return Options{}, fmt.Errorf("rendering the base arm's config: %w", err)
 	}
-	headArm, err := a.headC.Render(ctx, contract.RenderOptions{Port: ports[1], Dir: filepath.Join(pr.Out, "head"), Cwd: checkoutDir, Services: headServices})
+	headArm, err := a.headC.Render(ctx, contract.RenderOptions{Port: ports[1], Dir: run.Arm(string(pairs.RoleHead)), Cwd: checkoutDir, Services: headServices})
 	if err != nil {
 		return Options{}, fmt.Errorf("rendering the head arm's config: %w", err)
 	}
@@ -209,11 +215,12 @@ func (pr Prepared) options(ctx context.Context, a *preparedArms, svc *services.P
 	if err := a.baseC.CheckConfig(ctx, baseArm, a.choice.Commit); err != nil {
 		return Options{}, err
 	}
-	logf(pr.Log, "base: %s (%s)", short(a.choice.Commit), a.choice.Reason)
+	logf(pr.Log, "base: %s (%s)", event.ShortSHA(a.choice.Commit), a.choice.Reason)
 
 	head := headCommit(ctx, pr.Repo, pr.Getenv)
 	o := Options{
-		Plan: a.plan, Vars: a.vars, Controls: a.ctls, Store: pr.Store, Getenv: pr.Getenv, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
+		Plan: a.plan, Judging: a.judging, Vars: a.vars, Controls: a.ctls, Store: pr.Store, Getenv: pr.Getenv, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
+		PlanPath: armPlanPath(pr.Plan, a.headC), BaseNote: a.choice.Reason,
 		Arms: []ArmSpec{
 			armSpec(pairs.RoleBase, baseArm, ports[0], report.Build{Name: string(pairs.RoleBase), Commit: a.choice.Commit, Why: a.choice.Reason}),
 			armSpec(pairs.RoleHead, headArm, ports[1], report.Build{Name: string(pairs.RoleHead), Commit: head}),
@@ -224,7 +231,7 @@ func (pr Prepared) options(ctx context.Context, a *preparedArms, svc *services.P
 		// time, with its own port and folder and the control's overrides
 		// laid over the head's by the same rendering, so it differs from
 		// the head in those alone.
-		variantArm, err := a.headC.Render(ctx, contract.RenderOptions{Port: ports[2], Dir: filepath.Join(pr.Out, string(pairs.RoleVariant)), Cwd: checkoutDir, Services: headServices, Extra: variant.Overrides})
+		variantArm, err := a.headC.Render(ctx, contract.RenderOptions{Port: ports[2], Dir: run.Arm(string(pairs.RoleVariant)), Cwd: checkoutDir, Services: headServices, Extra: variant.Overrides})
 		if err != nil {
 			return Options{}, fmt.Errorf("rendering the variant arm's config: %w", err)
 		}
@@ -233,31 +240,44 @@ func (pr Prepared) options(ctx context.Context, a *preparedArms, svc *services.P
 	return o, nil
 }
 
-func (pr Prepared) plan(head *contract.Contract) (*plan.Plan, *plan.Vars, error) {
+// armPlanPath is the plan's path in the repository when the run reads the
+// head arm's copy of it (no --plan given): the contract names it relative
+// to the tree it was exported from, so GitHub's annotations point at
+// perf/plan.toml, not at target/perf-run/arms/perf-head/.../perf/plan.toml.
+// With --plan, "" lets the report find the path from the file itself.
+func armPlanPath(given string, head *contract.Contract) string {
+	if given != "" || head.Plan == "" || filepath.IsAbs(head.Plan) {
+		return ""
+	}
+	return relative(head.Tree, filepath.Join(head.Tree, head.Plan))
+}
+
+// plan is the plan the run sends (the head's) with the settings it judges
+// with (judging.go), and its variables.
+func (pr Prepared) plan(head, base *contract.Contract, baseCommit string) (*plan.Plan, *plan.Vars, *report.Judging, error) {
 	path := pr.Plan
 	if path == "" {
 		path = filepath.Join(head.Tree, head.Plan)
 	}
-	p, err := plan.ParseFile(path)
+	hp, err := plan.ParseFile(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	if pr.Reshape != nil {
-		if err := pr.Reshape(&p.AB); err != nil {
-			return nil, nil, err
-		}
+	p, judging, err := judgingPlan(hp, base, baseCommit, pr.Reshape)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	if err := p.CheckAB(p.AB); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	v, err := plan.ResolveVars(p, pr.Vars, pr.Getenv)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if pr.Resolved != nil {
 		pr.Resolved(v)
 	}
-	return p, v, nil
+	return p, v, judging, nil
 }
 
 // armSpec starts a rendered arm: its own environment (fixed, overrides,
@@ -311,11 +331,4 @@ func headCommit(ctx context.Context, repo string, getenv func(string) string) st
 		return ""
 	}
 	return strings.TrimSpace(string(out))
-}
-
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
 }

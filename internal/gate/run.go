@@ -78,7 +78,7 @@ func newRun(o Options) (*run, error) {
 	}
 	// Copies: the caller's specs stay templates.
 	r := &run{o: o, specs: append([]ArmSpec(nil), o.Arms...), procs: map[pairs.Role]*arms.Process{}}
-	ports, err := FreePorts(len(r.specs))
+	ports, err := host.FreePorts(len(r.specs))
 	if err != nil {
 		return nil, err
 	}
@@ -240,13 +240,18 @@ func (r *run) report(res *pairs.Result, checks *controls.Outcome) *report.Report
 		Created: time.Now().UTC(),
 		Base:    r.base.Info,
 		Head:    r.head.Info,
+		Judging: r.o.Judging,
 		Settings: report.Settings{
-			Plan: r.o.Plan.Path, PlanPath: repoPath(r.o.Plan.Path, r.o.env), Pairs: ab.Pairs, Rate: ab.Rate,
+			Plan: r.o.Plan.Path, PlanPath: r.o.PlanPath, Pairs: ab.Pairs, Rate: ab.Rate,
 			Warmup: report.Duration(ab.Warmup), Measure: report.Duration(ab.Measure), Idle: report.Duration(ab.Idle),
 		},
 		// The plan lines the verdict service annotates a breach on.
 		PlanLines: r.o.Plan.MetricLines(res.Input.Metrics),
 		Input:     res.Input,
+		BaseNote:  r.o.BaseNote,
+	}
+	if rep.Settings.PlanPath == "" {
+		rep.Settings.PlanPath = repoPath(r.o.Plan.Path, r.o.env)
 	}
 	if r.variant != nil && checks != nil && checks.Variant != nil {
 		info := r.variant.Info
@@ -256,9 +261,11 @@ func (r *run) report(res *pairs.Result, checks *controls.Outcome) *report.Report
 	runner := host.Facts(r.o.env)
 	rep.Attempt, rep.RunAttempt, rep.CPUModel = runner.Attempt, runner.RunAttempt, runner.CPUModel
 	rep.Verdict = judge.Judge(rep.Input)
-	// Kept in the report, so perfgate compare applies it again.
-	rep.Controls = checks
-	rep.Controls.Apply(&rep.Verdict)
+	if checks != nil {
+		// Kept in the report, so perfgate compare applies it again.
+		rep.Controls = checks
+		rep.Verdict.AddChecks(checks.Failures, checks.CannotJudge, checks.Notes)
+	}
 	return rep
 }
 

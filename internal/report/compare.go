@@ -24,17 +24,20 @@ func Rejudge(r *Report, tolerances []string, rule string) error {
 	}
 	r.Input.Tolerance = tol
 	if rule != "" {
-		if !slices.Contains(judge.Rules, rule) {
-			return exit.Refusef("compare: --rule %q: write --rule paired or --rule seed", rule)
+		name, _ := judge.CanonicalRule(rule) // the medians rule's former name is still read
+		if !slices.Contains(judge.Rules, name) {
+			return exit.Refusef("compare: --rule %q: write --rule paired or --rule medians", rule)
 		}
-		r.Input.Rule = rule
+		r.Input.Rule = name
 	}
 	r.Verdict = judge.Judge(r.Input)
 	// The after-run checks compare with what was sent, not with a
 	// tolerance: their lines and their effect on the verdict (a failed
 	// check of the head is a regression, a control that did not fail is
 	// cannot judge) carry over as the gate applied them.
-	r.Controls.Apply(&r.Verdict)
+	if c := r.Controls; c != nil {
+		r.Verdict.AddChecks(c.Failures, c.CannotJudge, c.Notes)
+	}
 	r.Rejudged = true
 	return nil
 }

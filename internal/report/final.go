@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"strings"
-
-	"github.com/perfgate/perfgate/internal/exit"
 )
 
 // Final is the verdict over a gate's attempts, as the verdict job's
@@ -28,7 +26,7 @@ type FinalRow struct {
 // attempt, then the final attempt's summary.
 func FinalMarkdown(f Final) string {
 	var b strings.Builder
-	mark := map[int]string{exit.Pass: "✅", exit.Regression: "❌", exit.CannotJudge: "⚠️"}[f.Code]
+	mark := Mark(f.Code)
 	if f.Attempt > 0 {
 		fmt.Fprintf(&b, "## %s perfgate verdict: %s (attempt %d)\n\n", mark, f.Word, f.Attempt)
 	} else {
