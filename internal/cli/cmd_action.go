@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -23,10 +22,6 @@ var hostNetworkCommands = map[string]bool{
 	"run": true, "ab": true, "demo": true, "prepare": true, "load": true,
 	"services up": true, "services down": true,
 }
-
-// siblingNotStarted are the docker CLI's own exit codes: the sibling never
-// ran its command, so no verdict was written.
-var siblingNotStarted = map[int]bool{125: true, 126: true, 127: true}
 
 // runAction runs one perfgate command for the action: its arguments arrive
 // as one input string, split as a shell would without evaluating it. Its
@@ -108,42 +103,17 @@ func selfContainer(s *IO) string {
 }
 
 // runSibling runs the action again in a sibling container on the host's
-// network and passes its exit code through; the sibling writes the step's
-// outputs and summary into the same runner files.
+// network (host.RunBeside); the sibling writes the step's outputs and
+// summary into the same runner files when it runs to a verdict.
 func runSibling(ctx context.Context, s *IO, args []string) error {
-	id := selfContainer(s)
-	self, err := host.Inspect(ctx, id)
-	if err != nil {
-		return actionOutputs(s, exit.Refuse(fmt.Errorf("action: the gate runs beside the action on the host's network and must read its own container: %w (is the docker socket mounted?)", err)))
-	}
-	if self.NetworkMode == "host" {
-		return runActionHere(ctx, s, args)
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return actionOutputs(s, fmt.Errorf("action: reading the working directory: %w", err))
-	}
-	label := strings.Trim(strings.Join([]string{s.Env("GITHUB_RUN_ID"), s.Env("GITHUB_RUN_ATTEMPT"), s.Env("GITHUB_JOB")}, "-"), "-")
-	sib := &host.Sibling{
-		Parent: self, Name: "perfgate-" + id[:12], Label: label,
-		Args: args, Dir: dir, Env: os.Environ(), Stdout: s.Out, Stderr: s.Err,
-	}
-	fmt.Fprintf(s.Err, "perfgate: the action's container is on network %s; running %q beside it on the host's network (container %s)\n", self.NetworkMode, args[0], sib.Name)
-	code, err := sib.Run(ctx)
-	if err != nil {
-		return actionOutputs(s, exit.Refuse(err))
-	}
+	onHost, wrote, err := host.RunBeside(ctx, host.Beside{ID: selfContainer(s), Args: args, Getenv: s.Env, Environ: os.Environ(), Stdout: s.Out, Stderr: s.Err})
 	switch {
-	case siblingNotStarted[code]:
-		return actionOutputs(s, exit.Refusef("action: the sibling container did not start (docker exit %d): see the lines above", code))
-	case code == exit.Pass:
-		return nil
-	case code == exit.Regression || code == exit.CannotJudge:
-		// The sibling wrote the outputs itself.
-		return &exit.Error{Code: code, Err: fmt.Errorf("%s exited %d in its sibling container", args[0], code)}
+	case onHost:
+		return runActionHere(ctx, s, args)
+	case wrote:
+		return err
 	}
-	// A crash or a kill: the sibling may have written nothing.
-	return actionOutputs(s, exit.Refusef("action: %s ended with exit code %d in its sibling container (a crash or a kill), which is no verdict", args[0], code))
+	return actionOutputs(s, err)
 }
 
 // runActionHere runs the command in this process after all.
