@@ -168,3 +168,19 @@ func (v *Verdict) Markdown() (string, error) {
 	}
 	return report.FinalMarkdown(f), nil
 }
+
+// WriteMarkdown writes the verdict job's summary (Markdown) to path, making
+// its folder.
+func (v *Verdict) WriteMarkdown(path string) error {
+	md, err := v.Markdown()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("writing the verdict's summary: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+		return fmt.Errorf("writing the verdict's summary: %w", err)
+	}
+	return nil
+}

@@ -11,7 +11,6 @@ import (
 	"github.com/perfgate/perfgate/internal/armsfile"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
-	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
 )
 
@@ -36,17 +35,7 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	p, err := plan.ParseFile(*planPath)
-	if err != nil {
-		return err
-	}
-	if err := prof.apply(&p.AB); err != nil {
-		return exit.Refusef("ab: %v", err)
-	}
-	if err := p.CheckAB(p.AB); err != nil {
-		return err
-	}
-	v, err := plan.ResolveVars(p, vars, s.Env)
+	p, v, err := gate.ABPlan(*planPath, prof.apply, vars, s.Env)
 	if err != nil {
 		return err
 	}

@@ -77,37 +77,7 @@ func runServicesUp(ctx context.Context, s *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *runID == "" {
-		*runID = gate.NewRunID()
-	}
-	start := time.Now()
-	p, err := services.Diff(ctx, head, base)
-	if err != nil {
-		return err
-	}
-	p.WaitTimeout = *wait
-	p.WriteTable(s.Out)
-	// What a killed `perfgate run` of this checkout left holds its ports.
-	// Services this command started are not swept: they carry no owner,
-	// they are meant to outlive it.
-	// Said before anything starts: a user whose command is killed needs it.
-	fmt.Fprintf(s.Err, "run %s: remove its services with: perfgate services down --run-id %s\n", *runID, *runID)
-	checkout := gate.Checkout(head.Dir)
-	stale, err := services.DownStale(ctx, checkout, gate.OwnerGone)
-	for _, st := range stale {
-		fmt.Fprintf(s.Err, "services: removed run %s of this checkout, whose process is gone\n", st.RunID)
-	}
-	if err != nil {
-		return err
-	}
-	r, err := services.Up(ctx, p, services.Start{RunID: *runID, LogDir: *logDir, Checkout: checkout})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(s.Out, "\nrun %s: %d compose project(s) healthy %s after `services up` started (files and logs in %s)\n",
-		*runID, len(r.Projects), time.Since(start).Round(time.Millisecond), r.LogDir())
-	fmt.Fprintf(s.Out, "stop them with: perfgate services down --run-id %s\n", *runID)
-	return nil
+	return gate.ServicesUp(ctx, gate.ServicesUpOptions{Head: head, Base: base, RunID: *runID, LogDir: *logDir, Wait: *wait, Out: s.Out, Err: s.Err})
 }
 
 func runServicesDown(ctx context.Context, s *IO, args []string) error {

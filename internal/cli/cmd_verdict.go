@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/perfgate/perfgate/internal/attempts"
@@ -53,16 +52,9 @@ func runVerdict(ctx context.Context, s *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	md, err := v.Markdown()
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("writing the verdict's summary: %w", err)
-	}
 	path := filepath.Join(*out, gate.SummaryFile)
-	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
-		return fmt.Errorf("writing the verdict's summary: %w", err)
+	if err := v.WriteMarkdown(path); err != nil {
+		return err
 	}
 	fmt.Fprint(s.Out, v.Text())
 	fmt.Fprintf(s.Out, "summary: %s\n", path)

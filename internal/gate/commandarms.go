@@ -8,6 +8,26 @@ import (
 	"github.com/perfgate/perfgate/internal/plan"
 )
 
+// ABPlan is perfgate ab's plan: read, reshaped by the command line's
+// profile, checked, and its variables resolved.
+func ABPlan(path string, reshape func(*plan.AB) error, vars []string, getenv func(string) string) (*plan.Plan, *plan.Vars, error) {
+	p, err := plan.ParseFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := reshape(&p.AB); err != nil {
+		return nil, nil, exit.Refusef("ab: %v", err)
+	}
+	if err := p.CheckAB(p.AB); err != nil {
+		return nil, nil, err
+	}
+	v, err := plan.ResolveVars(p, vars, getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, v, nil
+}
+
 // CommandArm is one arm of perfgate ab given on the command line: a shell
 // command, and optionally its URL and work directory.
 type CommandArm struct {
