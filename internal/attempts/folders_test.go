@@ -80,3 +80,25 @@ func TestParseExitCode(t *testing.T) {
 		}
 	}
 }
+
+func TestNextDecide(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		in      Question
+		next    Next
+		refused bool
+	}{
+		{name: "cannot judge retries", in: Question{Number: 1, ExitCode: "2", MaxRetries: DefaultMaxRetries}, next: Retry},
+		{name: "no retries allowed", in: Question{Number: 1, ExitCode: "2", MaxRetries: 0}, next: Final},
+		{name: "a pass is final", in: Question{Number: 1, ExitCode: "0", MaxRetries: DefaultMaxRetries}, next: Final},
+		{name: "attempt 0", in: Question{Number: 0, ExitCode: "0"}, refused: true},
+		{name: "negative retries", in: Question{Number: 1, ExitCode: "0", MaxRetries: -1}, refused: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, d, err := tc.in.Decide()
+			if (exit.Code(err) == exit.CannotJudge) != tc.refused || (!tc.refused && d.Next != tc.next) {
+				t.Fatalf("decision %+v, %v", d, err)
+			}
+		})
+	}
+}

@@ -42,25 +42,15 @@ func runAttemptsNext(ctx context.Context, s *IO, args []string) error {
 	if fs.NArg() > 0 {
 		return exit.Refusef("attempts next: unexpected argument %q (see `perfgate attempts next -h`)", fs.Arg(0))
 	}
-	if *number < 1 {
-		return exit.Refusef("attempts next: --attempt %d: give the attempt's own number, 1 for the first", *number)
+	in := attempts.Question{Number: *number, ExitCode: *code, NoExitCode: *noCode, WorkflowCancelled: *cancelled, CPUModel: *model,
+		StallProne: *stall, MaxRetries: *maxRetries}
+	if in.CPUModel == "" {
+		in.CPUModel = host.CPUModel()
 	}
-	if *maxRetries < 0 {
-		return exit.Refusef("attempts next: --max-retries %d: give 0 or more", *maxRetries)
-	}
-	o := attempts.Outcome{Number: *number, WorkflowCancelled: *cancelled, CPUModel: *model}
-	if o.CPUModel == "" {
-		o.CPUModel = host.CPUModel()
-	}
-	var err error
-	if o.HasExitCode, o.ExitCode, err = attempts.ParseExitCode(*code, *noCode); err != nil {
+	o, d, err := in.Decide()
+	if err != nil {
 		return err
 	}
-	policy := attempts.Policy{StallProne: attempts.ParseStallProne(*stall), MaxRetries: *maxRetries}
-	if *maxRetries == 0 {
-		policy.MaxRetries = -1 // the flag's 0 means none; the policy's 0 means the default
-	}
-	d := policy.Decide(o)
 	// With a service, its decision (its policy, the CPU models it learned
 	// stall) replaces the local one; the local one stands when it cannot
 	// be asked.
