@@ -37,7 +37,6 @@ func runBase(ctx context.Context, s *IO, args []string) error {
 	return nil
 }
 
-// baseEvent is the local event when --event is given, else the Actions one.
 // eventFlags describe a local event (a laptop's --event pull_request
 // --base-ref origin/main); without --event the GitHub Actions event is read.
 type eventFlags struct {
@@ -55,12 +54,4 @@ func (e *eventFlags) register(fs *flag.FlagSet, headUsage string) {
 	fs.BoolVar(&e.lo.Forced, "forced", false, "push: the push was forced")
 }
 
-func (e *eventFlags) event(s *IO) (*event.Event, error) {
-	if e.name != "" {
-		return event.Local(e.name, e.lo)
-	}
-	if e.lo != (event.LocalOptions{}) {
-		return nil, exit.Refusef("--head, --base-ref, --base-sha, --before, --tag and --forced describe a local event: add --event")
-	}
-	return event.FromActions(s.Env)
-}
+func (e *eventFlags) event(s *IO) (*event.Event, error) { return event.Choose(e.name, e.lo, s.Env) }

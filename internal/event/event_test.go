@@ -159,3 +159,13 @@ func TestShortSHA(t *testing.T) {
 		}
 	}
 }
+
+func TestChoose(t *testing.T) {
+	env := func(string) string { return "" }
+	if ev, err := event.Choose(event.Push, event.LocalOptions{Head: "a", Before: "b"}, env); err != nil || ev.Name != event.Push || ev.Before != "b" {
+		t.Errorf("local push: %+v, %v", ev, err)
+	}
+	if _, err := event.Choose("", event.LocalOptions{Before: "b"}, env); err == nil || !strings.Contains(err.Error(), "add --event") {
+		t.Errorf("local options without --event: %v, want a refusal", err)
+	}
+}
