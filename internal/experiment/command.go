@@ -170,3 +170,28 @@ func ParseShard(s, jobIndex string) (load.Shard, error) {
 	}
 	return load.Shard{Index: idx, Of: of}, nil
 }
+
+// MergeFiles is perfgate merge: the shard reports in files merged exactly
+// (HDR histograms merge), compared with previous when it names a report.
+func MergeFiles(files []string, previous string) (*Report, error) {
+	var reps []*Report
+	for _, f := range files {
+		r, err := ReadFile(f)
+		if err != nil {
+			return nil, exit.Refuse(fmt.Errorf("perfgate merge: %w", err))
+		}
+		reps = append(reps, r)
+	}
+	m, err := Merge(reps)
+	if err != nil {
+		return nil, exit.Refuse(fmt.Errorf("perfgate merge: %w", err))
+	}
+	if previous != "" {
+		prev, err := ReadFile(previous)
+		if err != nil {
+			return nil, exit.Refuse(fmt.Errorf("perfgate merge --previous: %w", err))
+		}
+		Compare(m, prev, previous)
+	}
+	return m, nil
+}
