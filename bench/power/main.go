@@ -281,7 +281,7 @@ func oneGate(ctx context.Context, o options, p *plan.Plan, pr profile, sc scenar
 	if err != nil {
 		rec.Error = err.Error()
 		rec.Code = judge.CannotJudge
-		rec.Verdict = "cannot judge"
+		rec.Verdict = judge.CannotJudge.String()
 		return rec, nil
 	}
 	rec.Input = &rep.Input
