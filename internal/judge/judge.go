@@ -34,8 +34,15 @@ func Judge(in Input) Verdict {
 		v.CannotJudge = append(v.CannotJudge, "no request group's latency could be compared, so the gate judged none: "+strings.Join(v.LeftOut, "; "))
 	}
 
+	var unpooled []string
 	for _, m := range in.Metrics {
 		r := judgeMetric(in, m, v.Rule)
+		note, noHistograms := applyTail(in, &r, DefaultTailRule)
+		if noHistograms {
+			unpooled = append(unpooled, m.ID)
+		} else if note != "" {
+			v.Notes = append(v.Notes, note)
+		}
 		v.Metrics = append(v.Metrics, r)
 		switch {
 		case r.Fail:
@@ -47,6 +54,9 @@ func Judge(in Input) Verdict {
 		}
 	}
 
+	if note := noHistogramsNote(unpooled); note != "" {
+		v.Notes = append(v.Notes, note)
+	}
 	if note := detectableNote(v.Metrics); note != "" {
 		v.Notes = append(v.Notes, note)
 	}
@@ -291,6 +301,9 @@ func latencySamples(in Input, m Metric) (samples, beyond uint64) {
 }
 
 func failureLine(r MetricResult) string {
+	if r.Tail != nil {
+		return tailFailureLine(r)
+	}
 	if r.ZeroBase {
 		return fmt.Sprintf("%s: the head rose from 0 to %s %s, breaching in %d of %d pairs", r.ID, num(r.Head), r.Unit, r.PairsBreached, r.Pairs)
 	}

@@ -41,7 +41,14 @@ type MetricResult struct {
 	// Slowest marks a latency figure that no answer of its phase lay
 	// beyond (Beyond 0): the phase's slowest answer, reported but never
 	// failed on.
-	Slowest         bool      `json:"slowest,omitempty"`
+	Slowest bool `json:"slowest,omitempty"`
+	// Tail is set when the metric, a tail percentile, was judged from
+	// each arm's histogram pooled over the pairs (tail.go): then Base and
+	// Head are the pooled percentiles, Worse their ratio less 1, Floor the
+	// permutation bound, CI and Detectable the pooled rule's, and Samples
+	// and Beyond count the smaller arm's pooled answers. PairRatios,
+	// PairsBreached and the spreads stay the phases' own, for reading.
+	Tail            *Tail     `json:"tail,omitempty"`
 	Base            float64   `json:"base"`
 	Head            float64   `json:"head"`
 	Ratio           float64   `json:"ratio"`

@@ -1,0 +1,92 @@
+package judge
+
+import (
+	"fmt"
+	"strings"
+)
+
+// applyTail judges a tail latency metric (p95, p99) by the pooled rule
+// (PooledTail) in place of the per-phase paired rule, when the rule
+// applies: the paired rule, a base above 0, and every phase of both arms
+// holding the group's latency histogram. Otherwise r keeps the per-phase
+// judgement. noHistograms reports a tail metric whose phases hold no
+// histogram at all (a report from before version 2); note says why one
+// whose phases hold some could not be pooled.
+func applyTail(in Input, r *MetricResult, rule TailRule) (note string, noHistograms bool) {
+	q, group, ok := SplitLatencyID(r.ID)
+	if !ok || q.Percent < rule.MinPercent || r.Rule == RuleSeed || r.ZeroBase {
+		return "", false
+	}
+	base, missB := groupHistograms(in.Base, group)
+	head, missH := groupHistograms(in.Head, group)
+	switch {
+	case len(missB) == len(in.Base) && len(missH) == len(in.Head):
+		return "", true
+	case len(missB)+len(missH) > 0:
+		var where []string
+		for _, p := range missB {
+			where = append(where, fmt.Sprintf("pair %d's base", p))
+		}
+		for _, p := range missH {
+			where = append(where, fmt.Sprintf("pair %d's head", p))
+		}
+		return fmt.Sprintf("%s: judged phase by phase, not pooled over the pairs: %s held no latency histogram of %s", r.ID, strings.Join(where, ", "), group), false
+	}
+	t := PooledTail(rule, q.Percent, r.Tolerance, base, head)
+	if len(t.Warnings) > 0 {
+		var why []string
+		for _, w := range t.Warnings {
+			why = append(why, w.Error())
+		}
+		return fmt.Sprintf("%s: judged phase by phase, not pooled over the pairs: %s", r.ID, strings.Join(why, "; ")), false
+	}
+	r.Tail = &t
+	r.Base, r.Head, r.Ratio, r.Worse = t.Base, t.Head, t.Head/t.Base, t.Worse
+	r.Floor = t.Bound
+	r.Threshold = max(r.Tolerance, t.Bound)
+	r.Breach, r.Fail = t.Fail, t.Fail
+	r.CI = t.CI
+	r.Detectable = t.Detectable
+	r.Samples, r.Beyond = min(t.BaseCount, t.HeadCount), t.Beyond
+	// Pooled, the percentile is the slowest answer only when an arm's
+	// pairs together held under 1/(1-p) answers; then it is noted, never
+	// failed on, as a phase's slowest answer is.
+	r.Slowest = t.Beyond == 0
+	if r.Slowest {
+		r.Fail = false
+	}
+	return "", false
+}
+
+// groupHistograms is the group's latency histogram of each phase, and the
+// pairs whose phase holds none.
+func groupHistograms(phases []Phase, group string) (hs []*Histogram, missing []int) {
+	for _, ph := range phases {
+		var h *Histogram
+		for _, g := range ph.Groups {
+			if g.Name == group {
+				h = g.Latency
+			}
+		}
+		if h.Count() == 0 {
+			missing = append(missing, ph.Pair)
+		}
+		hs = append(hs, h)
+	}
+	return hs, missing
+}
+
+// noHistogramsNote is the summary's note on tail metrics judged phase by
+// phase because the report holds no histograms; empty when none were.
+func noHistogramsNote(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s judged phase by phase, not pooled over the pairs: the report holds no latency histograms (reports before version 2 kept none)", strings.Join(ids, ", "))
+}
+
+// tailFailureLine is the failure of a tail judged pooled.
+func tailFailureLine(r MetricResult) string {
+	return fmt.Sprintf("%s: the head is worse by %s pooled over the pairs (%s vs %s %s over %d and %d answers; threshold %s)",
+		r.ID, pctBeyond(r.Worse, r.Threshold), num(r.Head), num(r.Base), r.Unit, r.Tail.HeadCount, r.Tail.BaseCount, pct(r.Threshold))
+}
