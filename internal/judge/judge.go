@@ -34,15 +34,10 @@ func Judge(in Input) Verdict {
 		v.CannotJudge = append(v.CannotJudge, "no request group's latency could be compared, so the gate judged none: "+strings.Join(v.LeftOut, "; "))
 	}
 
-	var unpooled []string
+	var unpooled unpooledNotes
 	for _, m := range in.Metrics {
 		r := judgeMetric(in, m, v.Rule)
-		note, noHistograms := applyTail(in, &r, DefaultTailRule)
-		if noHistograms {
-			unpooled = append(unpooled, m.ID)
-		} else if note != "" {
-			v.Notes = append(v.Notes, note)
-		}
+		unpooled.add(m.ID, applyTail(in, &r, DefaultTailRule))
 		v.Metrics = append(v.Metrics, r)
 		switch {
 		case r.Fail:
@@ -54,9 +49,7 @@ func Judge(in Input) Verdict {
 		}
 	}
 
-	if note := noHistogramsNote(unpooled); note != "" {
-		v.Notes = append(v.Notes, note)
-	}
+	v.Notes = append(v.Notes, unpooled.notes()...)
 	if note := detectableNote(v.Metrics); note != "" {
 		v.Notes = append(v.Notes, note)
 	}

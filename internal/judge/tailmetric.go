@@ -9,19 +9,19 @@ import (
 // (PooledTail) in place of the per-phase paired rule, when the rule
 // applies: the paired rule, a base above 0, and every phase of both arms
 // holding the group's latency histogram. Otherwise r keeps the per-phase
-// judgement. noHistograms reports a tail metric whose phases hold no
-// histogram at all (a report from before version 2); note says why one
-// whose phases hold some could not be pooled.
-func applyTail(in Input, r *MetricResult, rule TailRule) (note string, noHistograms bool) {
+// judgement, and unpooled says why (NoHistograms for a report from
+// before version 2, whose phases hold none); "" when the rule judged it
+// or does not apply.
+func applyTail(in Input, r *MetricResult, rule TailRule) (unpooled string) {
 	q, group, ok := SplitLatencyID(r.ID)
 	if !ok || q.Percent < rule.MinPercent || r.Rule == RuleSeed || r.ZeroBase {
-		return "", false
+		return ""
 	}
 	base, missB := groupHistograms(in.Base, group)
 	head, missH := groupHistograms(in.Head, group)
 	switch {
 	case len(missB) == len(in.Base) && len(missH) == len(in.Head):
-		return "", true
+		return NoHistograms
 	case len(missB)+len(missH) > 0:
 		var where []string
 		for _, p := range missB {
@@ -30,7 +30,7 @@ func applyTail(in Input, r *MetricResult, rule TailRule) (note string, noHistogr
 		for _, p := range missH {
 			where = append(where, fmt.Sprintf("pair %d's head", p))
 		}
-		return fmt.Sprintf("%s: judged phase by phase, not pooled over the pairs: %s held no latency histogram of %s", r.ID, strings.Join(where, ", "), group), false
+		return fmt.Sprintf("%s held no latency histogram of %s", strings.Join(where, ", "), group)
 	}
 	t := PooledTail(rule, q.Percent, r.Tolerance, base, head)
 	if len(t.Warnings) > 0 {
@@ -38,7 +38,7 @@ func applyTail(in Input, r *MetricResult, rule TailRule) (note string, noHistogr
 		for _, w := range t.Warnings {
 			why = append(why, w.Error())
 		}
-		return fmt.Sprintf("%s: judged phase by phase, not pooled over the pairs: %s", r.ID, strings.Join(why, "; ")), false
+		return strings.Join(why, "; ")
 	}
 	r.Tail = &t
 	r.Base, r.Head, r.Ratio, r.Worse = t.Base, t.Head, t.Head/t.Base, t.Worse
@@ -55,8 +55,12 @@ func applyTail(in Input, r *MetricResult, rule TailRule) (note string, noHistogr
 	if r.Slowest {
 		r.Fail = false
 	}
-	return "", false
+	return ""
 }
+
+// NoHistograms is why the tails of a report from before version 2 are
+// judged phase by phase.
+const NoHistograms = "the report holds no latency histograms (reports before version 2 kept none)"
 
 // groupHistograms is the group's latency histogram of each phase, and the
 // pairs whose phase holds none.
@@ -76,13 +80,32 @@ func groupHistograms(phases []Phase, group string) (hs []*Histogram, missing []i
 	return hs, missing
 }
 
-// noHistogramsNote is the summary's note on tail metrics judged phase by
-// phase because the report holds no histograms; empty when none were.
-func noHistogramsNote(ids []string) string {
-	if len(ids) == 0 {
-		return ""
+// unpooledNotes are the summary's notes on tail metrics judged phase by
+// phase, one a reason: the metrics, and why they were not pooled.
+type unpooledNotes struct {
+	reasons []string
+	ids     map[string][]string
+}
+
+func (u *unpooledNotes) add(id, reason string) {
+	if reason == "" {
+		return
 	}
-	return fmt.Sprintf("%s judged phase by phase, not pooled over the pairs: the report holds no latency histograms (reports before version 2 kept none)", strings.Join(ids, ", "))
+	if u.ids == nil {
+		u.ids = map[string][]string{}
+	}
+	if _, ok := u.ids[reason]; !ok {
+		u.reasons = append(u.reasons, reason)
+	}
+	u.ids[reason] = append(u.ids[reason], id)
+}
+
+func (u *unpooledNotes) notes() []string {
+	var out []string
+	for _, why := range u.reasons {
+		out = append(out, fmt.Sprintf("%s judged phase by phase, not pooled over the pairs: %s", strings.Join(u.ids[why], ", "), why))
+	}
+	return out
 }
 
 // tailFailureLine is the failure of a tail judged pooled.
