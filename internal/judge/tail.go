@@ -111,7 +111,7 @@ func PooledTail(rule TailRule, p, tolerance float64, base, head []*Histogram) Ta
 	}
 	t.Worse = t.Head/t.Base - 1
 
-	stats := patternStats(rule, p, bs, hs, cb, ch)
+	stats := patternStats(rule, p, bs, hs, cb, ch, 0)
 	t.Patterns = len(stats)
 	t.Exact = n <= rule.MaxExact
 	if float64(len(stats))*rule.Alpha < 1 {
@@ -127,13 +127,19 @@ func PooledTail(rule TailRule, p, tolerance float64, base, head []*Histogram) Ta
 	threshold := math.Max(math.Log1p(tolerance), bound)
 	t.Fail = observed > threshold+eps && t.Worse > tolerance+eps
 
+	// The noise around the estimate: the same patterns with the head's
+	// answers scaled by the estimated ratio, so that a real change, which
+	// the swapped patterns also carry in part, does not widen it (the
+	// interval by inverting the test at the estimate).
+	noise := patternStats(rule, p, bs, hs, cb, ch, observed)
+	slices.Sort(noise)
 	// A change the size of c moves the observed statistic by about c; the
-	// patterns' spread is its noise, so a change over the threshold by the
-	// patterns' DetectPower quantile fails in DetectPower of such gates.
-	t.Detectable = math.Expm1(threshold + stats[quantileIndex(len(stats), DetectPower)])
+	// noise's DetectPower quantile over the threshold fails in DetectPower
+	// of such gates.
+	t.Detectable = math.Expm1(threshold + noise[quantileIndex(len(noise), DetectPower)])
 
-	abs := make([]float64, len(stats))
-	for i, s := range stats {
+	abs := make([]float64, len(noise))
+	for i, s := range noise {
 		abs[i] = math.Abs(s)
 	}
 	slices.Sort(abs)
@@ -169,10 +175,22 @@ func quantileIndex(n int, q float64) int {
 // pattern of labels swapped within pairs; the first is the observed
 // pattern (nothing swapped). Under no change the two phases of a pair are
 // exchangeable, so each pattern is as likely as the observed one.
-// bs and hs are each phase's slowest bins, cb and ch its whole counts.
-func patternStats(rule TailRule, p float64, bs, hs [][]bin, cb, ch []uint64) []float64 {
+// bs and hs are each phase's slowest bins, cb and ch its whole counts;
+// the head's answers are divided by exp(shift) first (0: as measured).
+func patternStats(rule TailRule, p float64, bs, hs [][]bin, cb, ch []uint64, shift float64) []float64 {
 	n := len(bs)
 	a, b := make([][]bin, n), make([][]bin, n)
+	if shift != 0 {
+		f := math.Exp(-shift)
+		scaled := make([][]bin, n)
+		for i, h := range hs {
+			scaled[i] = make([]bin, len(h))
+			for j, x := range h {
+				scaled[i][j] = bin{ms: x.ms * f, count: x.count}
+			}
+		}
+		hs = scaled
+	}
 	stat := func(swap func(i int) bool) float64 {
 		var countA, countB uint64
 		for i := range n {

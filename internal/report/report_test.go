@@ -261,3 +261,31 @@ func TestHistogramsRoundTrip(t *testing.T) {
 		t.Errorf("read back %d answers in the kept histogram (want 300) and a histogram where none was written", rg.Latency.Count())
 	}
 }
+
+// A version 2 report judged again (perfgate compare) reads its histograms
+// back and judges its tails pooled, as the gate did: the same verdict, the
+// same figures.
+func TestVersion2ReportJudgesTailsPooledAgain(t *testing.T) {
+	r := reporttest.PooledTail()
+	path := filepath.Join(t.TempDir(), "latest.json")
+	if err := report.Write(path, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := report.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := judge.Judge(got.Input)
+	if v.Code != judge.Regression || !reflect.DeepEqual(v.Failures, r.Verdict.Failures) {
+		t.Fatalf("judged again: %v %q, the gate's own: %v %q", v.Code, v.Failures, r.Verdict.Code, r.Verdict.Failures)
+	}
+	for i, m := range v.Metrics {
+		want := r.Verdict.Metrics[i]
+		if (m.Tail == nil) != (want.Tail == nil) || m.Tail != nil && (m.Worse != want.Worse || m.Floor != want.Floor || m.CI != want.CI) {
+			t.Errorf("%s judged again: tail %+v, the gate's own %+v", m.ID, m.Tail, want.Tail)
+		}
+	}
+	if p99 := v.Metrics[3]; p99.ID != "p99.search" || p99.Tail == nil || !p99.Fail {
+		t.Errorf("p99.search judged again: %+v", p99)
+	}
+}
