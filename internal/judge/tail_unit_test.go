@@ -193,3 +193,15 @@ func TestHistogramJSON(t *testing.T) {
 }
 
 func newTestRand() *rand.Rand { return rand.New(rand.NewPCG(7, 8)) }
+
+// A p99 over 8 pairs of 10 answers is, pooled, still the slowest of 80:
+// it stays the per-phase slowest answer, noted and never failed on.
+func TestApplyTailTooFewAnswers(t *testing.T) {
+	in := tailGate(newTestRand(), tailService{CPUms: 1, ExpMS: 0.4, Slow: 1, SlowMS: 5, Answers: 10, Pairs: 8}, true)
+	v := Judge(in)
+	r := metricByID(v, "p99.g")
+	want := "p99.g judged phase by phase, not pooled over the pairs: an arm's pairs together held 80 answers, so its p99 is its slowest answer"
+	if r.Tail != nil || r.Fail || !r.Slowest || !containsNote(v.Notes, want) {
+		t.Errorf("p99 tail %+v fail %v slowest %v, notes %q; want per-phase, slowest, not failed, and %q", r.Tail, r.Fail, r.Slowest, v.Notes, want)
+	}
+}

@@ -40,6 +40,12 @@ func applyTail(in Input, r *MetricResult, rule TailRule) (unpooled string) {
 		}
 		return strings.Join(why, "; ")
 	}
+	if t.Beyond == 0 {
+		// Pooled, the percentile is still the slowest answer: an arm's
+		// pairs together held under 1/(1-p) answers. The per-phase figure
+		// is then one too, noted and never failed on.
+		return fmt.Sprintf("an arm's pairs together held %d answers, so its %s is its slowest answer", min(t.BaseCount, t.HeadCount), q.Name)
+	}
 	r.Tail = &t
 	r.Base, r.Head, r.Ratio, r.Worse = t.Base, t.Head, t.Head/t.Base, t.Worse
 	r.Floor = t.Bound
@@ -48,13 +54,7 @@ func applyTail(in Input, r *MetricResult, rule TailRule) (unpooled string) {
 	r.CI = t.CI
 	r.Detectable = t.Detectable
 	r.Samples, r.Beyond = min(t.BaseCount, t.HeadCount), t.Beyond
-	// Pooled, the percentile is the slowest answer only when an arm's
-	// pairs together held under 1/(1-p) answers; then it is noted, never
-	// failed on, as a phase's slowest answer is.
-	r.Slowest = t.Beyond == 0
-	if r.Slowest {
-		r.Fail = false
-	}
+	r.Slowest = false
 	return ""
 }
 
