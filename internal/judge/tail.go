@@ -68,6 +68,10 @@ type Tail struct {
 	Warnings   []error  `json:"-"`
 }
 
+// maxExactPairs caps TailRule.MaxExact: 2^20 patterns is already a
+// second or more a metric.
+const maxExactPairs = 20
+
 // minTailMS keeps a pooled percentile of 0 (an answer under 1 µs) off the
 // log scale: the histograms' resolution is 1 µs anyway.
 const minTailMS = 0.001
@@ -113,7 +117,7 @@ func PooledTail(rule TailRule, p, tolerance float64, base, head []*Histogram) Ta
 
 	stats := patternStats(rule, p, bs, hs, cb, ch, 0)
 	t.Patterns = len(stats)
-	t.Exact = n <= rule.MaxExact
+	t.Exact = n <= min(rule.MaxExact, maxExactPairs)
 	if float64(len(stats))*rule.Alpha < 1 {
 		t.Warnings = append(t.Warnings, fmt.Errorf("%d pairs give %d patterns of labels, too few for a bound at %s: the pooled rule needs %d pairs", n, len(stats), pct(rule.Alpha), minTailPairs(rule.Alpha)))
 		return t
@@ -179,7 +183,6 @@ func quantileIndex(n int, q float64) int {
 // the head's answers are divided by exp(shift) first (0: as measured).
 func patternStats(rule TailRule, p float64, bs, hs [][]bin, cb, ch []uint64, shift float64) []float64 {
 	n := len(bs)
-	a, b := make([][]bin, n), make([][]bin, n)
 	if shift != 0 {
 		f := math.Exp(-shift)
 		scaled := make([][]bin, n)
@@ -191,22 +194,24 @@ func patternStats(rule TailRule, p float64, bs, hs [][]bin, cb, ch []uint64, shi
 		}
 		hs = scaled
 	}
+	grid := newTailGrid(append(append([][]bin(nil), bs...), hs...))
+	a, b := make([][]uint64, n), make([][]uint64, n)
 	stat := func(swap func(i int) bool) float64 {
 		var countA, countB uint64
 		for i := range n {
 			if swap(i) {
-				a[i], b[i] = hs[i], bs[i]
+				a[i], b[i] = grid.cum[n+i], grid.cum[i]
 				countA, countB = countA+ch[i], countB+cb[i]
 			} else {
-				a[i], b[i] = bs[i], hs[i]
+				a[i], b[i] = grid.cum[i], grid.cum[n+i]
 				countA, countB = countA+cb[i], countB+ch[i]
 			}
 		}
-		qa := math.Max(kthLargest(a, topRank(countA, p)), minTailMS)
-		qb := math.Max(kthLargest(b, topRank(countB, p)), minTailMS)
+		qa := math.Max(grid.kthLargest(a, topRank(countA, p)), minTailMS)
+		qb := math.Max(grid.kthLargest(b, topRank(countB, p)), minTailMS)
 		return math.Log(qb / qa)
 	}
-	if n <= rule.MaxExact {
+	if n <= min(rule.MaxExact, maxExactPairs) {
 		out := make([]float64, 1<<n)
 		for m := range out {
 			out[m] = stat(func(i int) bool { return m>>i&1 == 1 })
@@ -224,4 +229,69 @@ func patternStats(rule TailRule, p float64, bs, hs [][]bin, cb, ch []uint64, shi
 		out[j] = stat(func(i int) bool { return flip[i] })
 	}
 	return out
+}
+
+// tailGrid lays the phases' slowest bins on one grid of values, slowest
+// first, each phase's answers counted cumulatively from the top, so that
+// an arm's k-th slowest answer under any pattern is a binary search over
+// the grid summing one count per pair: the pattern loop's cost no longer
+// grows with how many answers lie in the tail.
+type tailGrid struct {
+	ms  []float64  // distinct values, slowest first
+	cum [][]uint64 // cum[phase][g]: the phase's answers at ms[g] or slower
+}
+
+func newTailGrid(phases [][]bin) tailGrid {
+	var all []float64
+	for _, ph := range phases {
+		for _, b := range ph {
+			all = append(all, b.ms)
+		}
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	slices.Reverse(all)
+	g := tailGrid{ms: all, cum: make([][]uint64, len(phases))}
+	for i, ph := range phases {
+		c := make([]uint64, len(all))
+		var seen uint64
+		j := 0
+		for x := range all {
+			for j < len(ph) && ph[j].ms >= all[x] {
+				seen += ph[j].count
+				j++
+			}
+			c[x] = seen
+		}
+		g.cum[i] = c
+	}
+	return g
+}
+
+// kthLargest is the k-th slowest answer over the phases whose cumulative
+// counts are given; 0 when they hold fewer than k.
+func (g tailGrid) kthLargest(phases [][]uint64, k uint64) float64 {
+	if k == 0 || len(g.ms) == 0 {
+		return 0
+	}
+	sum := func(x int) uint64 {
+		var s uint64
+		for _, c := range phases {
+			s += c[x]
+		}
+		return s
+	}
+	lo, hi := 0, len(g.ms)-1
+	if sum(hi) < k {
+		return 0
+	}
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if sum(mid) >= k {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return g.ms[lo]
 }

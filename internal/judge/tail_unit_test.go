@@ -205,3 +205,28 @@ func TestApplyTailTooFewAnswers(t *testing.T) {
 		t.Errorf("p99 tail %+v fail %v slowest %v, notes %q; want per-phase, slowest, not failed, and %q", r.Tail, r.Fail, r.Slowest, v.Notes, want)
 	}
 }
+
+// The pattern loop's grid search and the plain merge agree on every rank
+// of random phases.
+func TestTailGridAgreesWithTheMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 50 {
+		var phases [][]bin
+		var total uint64
+		for range 1 + rng.IntN(6) {
+			h := load.NewHistogram()
+			for range rng.IntN(40) {
+				h.RecordValue(int64(1000 + rng.ExpFloat64()*500))
+			}
+			b := NewHistogram(h).bins()
+			phases = append(phases, b)
+			total += NewHistogram(h).Count()
+		}
+		g := newTailGrid(phases)
+		for k := uint64(0); k <= total+1; k++ {
+			if a, b := kthLargest(phases, k), g.kthLargest(g.cum, k); a != b {
+				t.Fatalf("rank %d of %d: merge %v, grid %v", k, total, a, b)
+			}
+		}
+	}
+}
