@@ -149,10 +149,10 @@ func TestApplyTailNotes(t *testing.T) {
 		t.Errorf("notes %q, want %q", v.Notes, want)
 	}
 	in = tailGate(newTestRand(), tailService{CPUms: 1, ExpMS: 0.4, Answers: 180, Pairs: 8}, false)
-	in.Rule = RuleSeed
+	in.Rule = RuleMedians
 	v = Judge(in)
 	if metricByID(v, "p99.g").Tail != nil || strings.Contains(strings.Join(v.Notes, "\n"), "pooled") {
-		t.Errorf("the seed's rule pooled its tails or said so: %q", v.Notes)
+		t.Errorf("the medians rule pooled its tails or said so: %q", v.Notes)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // or does not apply.
 func applyTail(in Input, r *MetricResult, rule TailRule) (unpooled string) {
 	q, group, ok := SplitLatencyID(r.ID)
-	if !ok || q.Percent < rule.MinPercent || r.Rule == RuleSeed || r.ZeroBase {
+	if !ok || q.Percent < rule.MinPercent || r.Rule == RuleMedians || r.ZeroBase {
 		return ""
 	}
 	base, missB := groupHistograms(in.Base, group)

@@ -22,6 +22,7 @@ import (
 	"github.com/perfgate/perfgate/internal/testbin"
 	"github.com/perfgate/perfgate/internal/verdict"
 	"github.com/perfgate/perfgate/internal/verdict/daemon"
+	"github.com/perfgate/perfgate/internal/verdict/db"
 	"github.com/perfgate/perfgate/internal/verdict/db/dbtest"
 	"github.com/perfgate/perfgate/internal/verdict/httpapi/oidctest"
 )
@@ -296,7 +297,7 @@ func TestMigrateAndFlags(t *testing.T) {
 		return out.String(), errb.String(), err
 	}
 	out, _, err := run([]string{"migrate"}, map[string]string{"PERFGATE_VERDICTD_DATA": dir})
-	if err != nil || !strings.Contains(out, "schema at version 1 (applied now: [1])") || !strings.Contains(out, dir) {
+	if err != nil || !strings.Contains(out, fmt.Sprintf("schema at version %d (applied now: [1 ", db.LatestVersion())) || !strings.Contains(out, dir) {
 		t.Errorf("migrate: %q, %v", out, err)
 	}
 	out, _, err = run([]string{"migrate", "--data", dir}, nil)
