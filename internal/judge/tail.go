@@ -20,7 +20,8 @@ import (
 // TailRule holds the pooled tail rule's settings.
 type TailRule struct {
 	// MinPercent is the lowest percentile judged pooled: p95 and p99 are,
-	// p50 keeps the per-phase paired rule, which is as strong there.
+	// p50 keeps the per-phase paired rule: a median rests on half a
+	// phase's answers, not a handful.
 	MinPercent float64
 	// Alpha is the one-sided false-alarm chance of the permutation bound:
 	// in an A/A gate the head's pooled percentile exceeds the base's by
