@@ -89,7 +89,10 @@ func serveFlags(fs *flag.FlagSet, c *config, s IO) {
 	fs.StringVar(&c.issuer, "oidc-issuer", httpapi.GitHubIssuer, "the OIDC `issuer` whose tokens may write")
 	fs.StringVar(&c.audience, "oidc-audience", "", "the `audience` OIDC tokens must carry; empty accepts no OIDC token")
 	fs.Var(allowList(c.allow), "allow-repo", "`owner/name=repository_id` an OIDC token may write for; repeatable, or comma-separated")
-	fs.StringVar(&c.reads, "reads", "public", "`public` (anyone reads verdicts and the page) or token (reads need a credential for the repository)")
+	// Reads need a credential by default: a private repository's verdicts
+	// name its commits, pull requests and timings, and the service cannot
+	// tell a private repository from a public one without asking GitHub.
+	fs.StringVar(&c.reads, "reads", "token", "`token` (reads need a credential for the repository) or public (anyone reads verdicts and the page: only for public repositories)")
 	fs.StringVar(&c.stallProne, "stall-prone", "", "comma-separated CPU `models` whose exit 1 is retried, beside those learned from history")
 	fs.IntVar(&c.maxRetries, "max-retries", attempts.DefaultMaxRetries, "retries after the first attempt, at most")
 	fs.IntVar(&c.learn.Window, "learn-window", verdict.DefaultLearnWindow, "how many of a CPU model's last `attempts` its exit-2 share is taken over")

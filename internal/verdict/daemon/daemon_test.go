@@ -229,11 +229,16 @@ func signalDuringBurst(t *testing.T, p *proc, token string, sig syscall.Signal, 
 	return acked
 }
 
-func checkStored(t *testing.T, url string, acked []int64) {
+func checkStored(t *testing.T, url, token string, acked []int64) {
 	t.Helper()
 	missing := 0
 	for _, run := range acked {
-		resp, err := client.Get(fmt.Sprintf("%s/v1/decision?repo=acme/api&run_id=%d&attempt=1", url, run))
+		req, err := http.NewRequest("GET", fmt.Sprintf("%s/v1/decision?repo=acme/api&run_id=%d&attempt=1", url, run), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +263,7 @@ func TestKillDuringBurstLosesNothingAcknowledged(t *testing.T) {
 				t.Fatalf("only %d attempts were acknowledged before the kill", len(acked))
 			}
 			q := start(t, store)
-			checkStored(t, q.url, acked)
+			checkStored(t, q.url, token, acked)
 			t.Logf("%s: %d attempts acknowledged before kill -9, all there after the restart", kind, len(acked))
 		})
 	}
@@ -279,7 +284,7 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 		}
 	})
 	q := start(t, store)
-	checkStored(t, q.url, acked)
+	checkStored(t, q.url, token, acked)
 	if !strings.Contains(p.log(), `"msg":"stopped"`) {
 		t.Errorf("no stopped line in the log:\n%s", p.log())
 	}
