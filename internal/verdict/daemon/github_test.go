@@ -1,0 +1,72 @@
+package daemon_test
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/verdict/daemon"
+	"github.com/perfgate/perfgate/internal/verdict/publish/githubtest"
+)
+
+// TestStartProbesGitHub: serve asks the fake GitHub whether its
+// credentials can create check runs and refuses to start (exit 2, naming
+// the flag and the fix) when GitHub says they cannot.
+func TestStartProbesGitHub(t *testing.T) {
+	gh := githubtest.New(t, "acme")
+	readOnly := githubtest.New(t, "acme")
+	readOnly.ChecksPermission = "read"
+	nowhere := githubtest.New(t)
+	app := func(g *githubtest.GitHub) map[string]string {
+		return map[string]string{"PERFGATE_GITHUB_APP_ID": strconv.Itoa(githubtest.AppID), "PERFGATE_VERDICTD_GITHUB_APP_KEY": g.KeyFile}
+	}
+	for _, tc := range []struct {
+		name string
+		api  string
+		env  map[string]string
+		want []string
+	}{
+		{"a personal token", gh.URL, map[string]string{"PERFGATE_GITHUB_TOKEN": githubtest.PersonalToken},
+			[]string{"personal or user token (ghp_...)", "PERFGATE_GITHUB_TOKEN", "only GitHub Apps create check runs", "--github-app-id ID --github-app-key FILE"}},
+		{"a token GitHub does not know", gh.URL, map[string]string{"PERFGATE_GITHUB_TOKEN": "ghs_forgotten"},
+			[]string{"PERFGATE_GITHUB_TOKEN", "401 Bad credentials"}},
+		{"an App without the checks permission", readOnly.URL, app(readOnly), []string{`checks permission "read"`, "Checks: Read and write"}},
+		{"an App installed nowhere", nowhere.URL, app(nowhere), []string{"installed on no account"}},
+		{"another App's key", gh.URL, app(readOnly), []string{"refused to sign in as GitHub App", "--github-app-key"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.env["GITHUB_API_URL"] = tc.api
+			var errb bytes.Buffer
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			err := daemon.Main(ctx, []string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0"},
+				daemon.IO{Out: &errb, Err: &errb, Getenv: func(k string) string { return tc.env[k] }})
+			if err == nil || exit.Code(err) != 2 {
+				t.Fatalf("serve: %v (exit %d), want exit 2\n%s", err, exit.Code(err), errb.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the refusal %q does not say %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), githubtest.PersonalToken) || strings.Contains(errb.String(), githubtest.PersonalToken) {
+				t.Error("the refusal shows the token")
+			}
+		})
+	}
+}
+
+// TestStartAsAnApp: an App with the checks permission, installed on two
+// owners, starts and says where it publishes.
+func TestStartAsAnApp(t *testing.T) {
+	gh := githubtest.New(t, "acme", "beta")
+	p := start(t, []string{"--data", t.TempDir(), "--github-app-id", strconv.Itoa(githubtest.AppID), "--github-app-key", gh.KeyFile},
+		"GITHUB_API_URL="+gh.URL)
+	if !strings.Contains(p.log(), `"as":"GitHub App perfgate-test (31337), installed on acme, beta"`) {
+		t.Errorf("the start does not say it publishes as the App on both owners:\n%s", p.log())
+	}
+}
