@@ -47,11 +47,13 @@ type Run struct {
 	HeadRepository string
 }
 
-// PR is a pull request: its head commit and the repository it is from.
+// PR is a pull request: its head commit, branch and the repository it is
+// from.
 type PR struct {
 	Number   int
 	HeadSHA  string
-	HeadRepo string
+	HeadRepo string // owner/name: the fork for a fork's pull request
+	HeadRef  string // the branch; "" is "feature"
 }
 
 // CheckRun is a check run as the fake holds it.
@@ -112,6 +114,7 @@ func New(t testing.TB, owners ...string) *GitHub {
 	mux.HandleFunc("GET /installation/repositories", g.installationRepos)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/actions/runs/{id}", g.repo(g.getRun))
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}", g.repo(g.getPR))
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls", g.repo(g.listPRs))
 	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", g.repo(g.listChecks))
 	mux.HandleFunc("POST /repos/{owner}/{repo}/check-runs", g.repo(g.createCheck))
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/check-runs/{id}", g.repo(g.updateCheck))
@@ -147,6 +150,22 @@ func (g *GitHub) AddPR(repo string, pr PR) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.prs[repo+"#"+strconv.Itoa(pr.Number)] = pr
+}
+
+// InstallationToken is a token of the App's installation on owner, as a
+// job's GITHUB_TOKEN is one of the GitHub Actions App's.
+func (g *GitHub) InstallationToken(owner string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for id, o := range g.owners {
+		if strings.EqualFold(o, owner) {
+			tok := fmt.Sprintf("ghs_job%dtoken%d", id, g.id())
+			g.tokens[tok] = id
+			return tok
+		}
+	}
+	g.t.Fatalf("fake GitHub: no installation on %s", owner)
+	return ""
 }
 
 // Checks are the check runs on sha, oldest first.
@@ -357,11 +376,40 @@ func (g *GitHub) getPR(w http.ResponseWriter, r *http.Request, _ int64) {
 		g.message(w, http.StatusNotFound, "Not Found", "pulls/pulls#get-a-pull-request")
 		return
 	}
-	g.json(w, http.StatusOK, map[string]any{
+	g.json(w, http.StatusOK, prJSON(g.repoFull(r), pr))
+}
+
+func prJSON(base string, pr PR) map[string]any {
+	ref := pr.HeadRef
+	if ref == "" {
+		ref = "feature"
+	}
+	owner, _, _ := strings.Cut(pr.HeadRepo, "/")
+	return map[string]any{
 		"id": pr.Number * 7, "number": pr.Number, "state": "open", "title": "a change",
-		"head": map[string]any{"ref": "feature", "sha": pr.HeadSHA, "repo": repoJSON(pr.HeadRepo), "label": pr.HeadRepo + ":feature"},
-		"base": map[string]any{"ref": "main", "sha": strings.Repeat("0", 40), "repo": repoJSON(g.repoFull(r))},
-	})
+		"head": map[string]any{"ref": ref, "sha": pr.HeadSHA, "repo": repoJSON(pr.HeadRepo), "label": owner + ":" + ref},
+		"base": map[string]any{"ref": "main", "sha": strings.Repeat("0", 40), "repo": repoJSON(base)},
+	}
+}
+
+// listPRs is GET /repos/{o}/{r}/pulls, filtered by head=owner:branch as
+// GitHub filters it.
+func (g *GitHub) listPRs(w http.ResponseWriter, r *http.Request, _ int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	head := r.URL.Query().Get("head")
+	out := []any{}
+	for key, pr := range g.prs {
+		if !strings.HasPrefix(key, g.repoFull(r)+"#") {
+			continue
+		}
+		m := prJSON(g.repoFull(r), pr)
+		if head != "" && !strings.EqualFold(m["head"].(map[string]any)["label"].(string), head) {
+			continue
+		}
+		out = append(out, m)
+	}
+	g.json(w, http.StatusOK, out)
 }
 
 func (g *GitHub) checkJSON(c *CheckRun) map[string]any {
