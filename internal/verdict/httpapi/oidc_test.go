@@ -100,3 +100,30 @@ func TestWorkflowMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestRelayNeedsGitHub: a relay's token posts another run's attempts only
+// when the service can check them against GitHub's record of that run,
+// and only on workflow_run.
+func TestRelayNeedsGitHub(t *testing.T) {
+	is := oidctest.New(t)
+	a := newAPI(t, func(auth *httpapi.Auth, _ *httpapi.Options) {
+		auth.OIDC = &httpapi.OIDC{Issuer: is.URL, Audience: "perfgate-verdictd", Allow: map[int64]string{4242: "acme/api"}}
+	})
+	relay := func(event string) string {
+		c := is.Claims()
+		c["event_name"], c["run_id"] = event, "8001"
+		c["job_workflow_ref"] = "acme/api/.github/workflows/perf-relay.yml@refs/heads/main"
+		return oidctest.Sign(t, is.Key, c)
+	}
+	for _, tc := range []struct {
+		name, token, want string
+	}{
+		{"a relay without GitHub credentials", relay("workflow_run"), "give the service GitHub App credentials"},
+		{"the relay's workflow on another event", relay("push"), "is not a workflow that may post attempts"},
+	} {
+		got := a.do(t, "POST", "/v1/attempts", tc.token, submission(t, 7001, 1, 0))
+		if got.status != 403 || !strings.Contains(got.raw, tc.want) {
+			t.Errorf("%s: %d %s, want 403 with %q", tc.name, got.status, got.raw, tc.want)
+		}
+	}
+}
