@@ -100,6 +100,7 @@ type actionsClaims struct {
 	RunID          string          `json:"run_id"`
 	RunAttempt     string          `json:"run_attempt"`
 	EventName      string          `json:"event_name"`
+	Ref            string          `json:"ref"`
 	JobWorkflowRef string          `json:"job_workflow_ref"`
 	JTI            string          `json:"jti"`
 }

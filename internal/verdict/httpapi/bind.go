@@ -84,14 +84,23 @@ func (a *Auth) bind(ctx context.Context, who credential, f verdict.Facts) error 
 			return forbidden("run_id: the OIDC token is run %s's, the attempt says run %d: a job posts its own run's attempts", c.RunID, f.RunID)
 		case c.RunAttempt != strconv.Itoa(f.RunAttempt):
 			return forbidden("run_attempt: the OIDC token is run attempt %s's, the attempt says %d", c.RunAttempt, f.RunAttempt)
-		case c.EventName != f.Event:
+		case !sameEvent(c.EventName, f.Event):
 			return forbidden("event_name: the OIDC token's run is a %s, the attempt says %s", c.EventName, f.Event)
+		case c.EventName == "push" && f.Event == "release" && c.Ref != "refs/tags/"+f.Tag:
+			return forbidden("ref: the OIDC token's run was pushed %s, the attempt judges the release %s", c.Ref, f.Tag)
 		}
 	}
 	if a.Runs == nil {
 		return nil
 	}
 	return checkRun(ctx, a.Runs, f)
+}
+
+// sameEvent says whether a run started by event may post attempts of
+// claimed: the same event, or a release judged by a run on its pushed tag
+// (workflows/release.yml runs on push and passes event: release on).
+func sameEvent(event, claimed string) bool {
+	return event == claimed || (claimed == "release" && event == "push")
 }
 
 // checkRun holds f against GitHub's record of its run: the commit the
@@ -108,7 +117,7 @@ func checkRun(ctx context.Context, runs verdict.RunRecords, f verdict.Facts) err
 	switch {
 	case !strings.EqualFold(rec.HeadSHA, f.CheckSHA()):
 		return forbidden("head_sha: GitHub's record of run %d is for commit %s, the attempt says %s", f.RunID, rec.HeadSHA, f.CheckSHA())
-	case rec.Event != f.Event:
+	case !sameEvent(rec.Event, f.Event):
 		return forbidden("event: GitHub's record of run %d is a %s, the attempt says %s", f.RunID, rec.Event, f.Event)
 	case f.RunAttempt > rec.RunAttempt:
 		return forbidden("run_attempt: run %d has had %d attempts, the attempt says %d", f.RunID, rec.RunAttempt, f.RunAttempt)

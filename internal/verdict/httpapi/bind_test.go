@@ -1,12 +1,14 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/internal/report/reporttest"
 	"github.com/perfgate/perfgate/internal/verdict"
 	"github.com/perfgate/perfgate/internal/verdict/db/dbtest"
 	"github.com/perfgate/perfgate/internal/verdict/httpapi"
@@ -94,4 +96,47 @@ func TestOIDCBindsTheRun(t *testing.T) {
 	if stored, err := a.st.RunAttempts(t.Context(), "acme/api", 1); err != nil || len(stored) != 0 {
 		t.Errorf("run 1 has %d stored attempts (%v): the forged posts must file nothing", len(stored), err)
 	}
+}
+
+// TestReleaseJudgedOnItsPushedTag: workflows/release.yml runs on the
+// pushed tag and posts event release: a push token of that tag's ref may,
+// one of another ref may not.
+func TestReleaseJudgedOnItsPushedTag(t *testing.T) {
+	is := oidctest.New(t)
+	gh := githubtest.New(t, "acme")
+	a := boundAPI(t, is, gh)
+	head := sha(0xabc)
+	for _, tc := range []struct {
+		name   string
+		run    int64
+		ref    string
+		status int
+		want   string
+	}{
+		{"the tag's own run", 31, "refs/tags/v1.2.0", 201, `"created":true`},
+		{"a push of another ref", 32, "refs/heads/main", 403, "ref: the OIDC token's run was pushed refs/heads/main"},
+	} {
+		gh.AddRun("acme/api", githubtest.Run{ID: tc.run, Event: "push", HeadSHA: head, RunAttempt: 1})
+		c := is.Claims()
+		c["run_id"], c["event_name"], c["ref"] = strconv.FormatInt(tc.run, 10), "push", tc.ref
+		code := 0
+		body, err := json.Marshal(verdict.Submission{Facts: verdict.Facts{Repository: "acme/api", Event: "release", Tag: "v1.2.0",
+			HeadSHA: head, RunID: tc.run, RunAttempt: 1, Attempt: 1, CPUModel: "EPYC", ExitCode: &code}, Report: json.RawMessage(mustJSON(t, reporttest.Pass()))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := a.do(t, "POST", "/v1/attempts", oidctest.Sign(t, is.Key, c), body)
+		if got.status != tc.status || !strings.Contains(got.raw, tc.want) {
+			t.Errorf("%s: %d %s, want %d with %q", tc.name, got.status, got.raw, tc.status, tc.want)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
