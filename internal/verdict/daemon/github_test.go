@@ -3,6 +3,9 @@ package daemon_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,4 +72,31 @@ func TestStartAsAnApp(t *testing.T) {
 	if !strings.Contains(p.log(), `"as":"GitHub App perfgate-test (31337), installed on acme, beta"`) {
 		t.Errorf("the start does not say it publishes as the App on both owners:\n%s", p.log())
 	}
+}
+
+// TestPersonalTokenRefusedByTheBinary: the built perfgate-verdictd,
+// started with a personal token the fake GitHub refuses for check runs,
+// exits 2 and says why and what to do instead.
+func TestPersonalTokenRefusedByTheBinary(t *testing.T) {
+	gh := githubtest.New(t, "acme")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "PERFGATE_GITHUB_TOKEN="+githubtest.PersonalToken, "GITHUB_API_URL="+gh.URL,
+		"PERFGATE_GITHUB_APP_ID=", "PERFGATE_GITHUB_INSTALLATION_ID=", "PERFGATE_GITHUB_APP_KEY_FILE=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("perfgate-verdictd with a personal token: %v, want exit 2\n%s", err, stderr.String())
+	}
+	want := "perfgate-verdictd: publishing to GitHub: the token, a personal or user token (ghp_...), in PERFGATE_GITHUB_TOKEN is refused by GitHub as an installation's"
+	if !strings.HasPrefix(stderr.String(), want) || !strings.Contains(stderr.String(), "--github-app-id ID --github-app-key FILE") {
+		t.Errorf("stderr %q, want it to start %q and name the App's flags", stderr.String(), want)
+	}
+	if strings.Contains(stderr.String(), githubtest.PersonalToken) {
+		t.Error("stderr shows the token")
+	}
+	t.Logf("exit 2: %s", stderr.String())
 }
