@@ -1,6 +1,15 @@
 package verdict
 
-import "context"
+import (
+	"context"
+	"errors"
+)
+
+// ErrNoAccess is why GitHub's record of a run cannot be read: the
+// service's GitHub App is not installed on the repository's owner. The
+// HTTP API answers it with 403: the attempt cannot be vouched for until
+// someone installs the App.
+var ErrNoAccess = errors.New("the service's GitHub App is not installed on the repository's owner")
 
 // RunRecord is GitHub's own record of a workflow run, as GET
 // /repos/{owner}/{repo}/actions/runs/{run_id} gives it: what the service
@@ -28,7 +37,7 @@ type RunRecord struct {
 // internal/verdict/publish implements it with the service's GitHub App.
 type RunRecords interface {
 	// WorkflowRun is run runID of owner/repo; ErrNotFound when GitHub has
-	// no such run.
+	// no such run, ErrNoAccess when the App may not read the repository.
 	WorkflowRun(ctx context.Context, owner, repo string, runID int64) (RunRecord, error)
 	// PullRequestHead is pull request pr's head commit and the owner/name
 	// it comes from; ErrNotFound when there is no such pull request.

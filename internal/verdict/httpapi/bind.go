@@ -111,6 +111,9 @@ func checkRun(ctx context.Context, runs verdict.RunRecords, f verdict.Facts) err
 	if errors.Is(err, verdict.ErrNotFound) {
 		return forbidden("run_id: GitHub has no run %d in %s", f.RunID, f.Repository)
 	}
+	if errors.Is(err, verdict.ErrNoAccess) {
+		return forbidden("repository: GitHub's record of run %d cannot be read: %v", f.RunID, err)
+	}
 	if err != nil {
 		return &authError{status: http.StatusBadGateway, msg: "checking the attempt against GitHub's record of its run: " + err.Error()}
 	}

@@ -32,7 +32,7 @@ func boundAPI(t *testing.T, is *oidctest.Issuer, gh *githubtest.GitHub) *api {
 	}
 	st := dbtest.Open(t, "sqlite")
 	auth := &httpapi.Auth{Runs: pub, OIDC: &httpapi.OIDC{Issuer: is.URL, Audience: "perfgate-verdictd",
-		Allow: map[int64]string{4242: "acme/api"}, UseTokenID: st.UseTokenID}}
+		Allow: map[int64]string{4242: "acme/api", 4343: "beta/api"}, UseTokenID: st.UseTokenID}}
 	srv := httptest.NewServer(httpapi.New(verdict.New(st, verdict.Config{Publisher: pub}), httpapi.Options{Auth: auth}))
 	t.Cleanup(srv.Close)
 	return &api{url: srv.URL, st: st}
@@ -79,11 +79,16 @@ func TestOIDCBindsTheRun(t *testing.T) {
 		{"a body whose event the runs API does not confirm", token(21, nil), 21, 403, "event: GitHub's record of run 21 is a push"},
 		{"a body whose pull request the runs API does not confirm", token(22, nil), 22, 403, "pr: acme/api has no pull request #42"},
 		{"a run GitHub does not know", token(99, nil), 99, 403, "run_id: GitHub has no run 99"},
+		{"a repository whose owner has not installed the App", token(5, func(c map[string]any) { c["repository_id"], c["repository"] = "4343", "beta/api" }), -5, 403, "not installed on beta"},
 		{"the honest post", replayed, 3, 201, `"created":true`},
 		{"the honest token replayed", replayed, 3, 401, "already used"},
 		{"a token without jti", token(4, func(c map[string]any) { delete(c, "jti") }), 4, 401, "no jti"},
 	} {
-		got := a.do(t, "POST", "/v1/attempts", tc.token, submission(t, tc.run, 1, 0))
+		body := submission(t, tc.run, 1, 0)
+		if tc.run < 0 { // the same attempt, of beta/api
+			body = []byte(strings.Replace(string(submission(t, -tc.run, 1, 0)), `"acme/api"`, `"beta/api"`, 1))
+		}
+		got := a.do(t, "POST", "/v1/attempts", tc.token, body)
 		if got.status != tc.status || !strings.Contains(got.raw, tc.want) {
 			t.Errorf("%s: %d %s, want %d with %q", tc.name, got.status, got.raw, tc.status, tc.want)
 		}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/perfgate/perfgate/internal/verdict"
 )
 
 // relistAfter is how soon after listing the App's installations a request
@@ -83,7 +85,7 @@ func (in *installations) forOwner(ctx context.Context, owner string) (*ghinstall
 		id, ok = in.byOwner[strings.ToLower(owner)]
 	}
 	if !ok {
-		return nil, fmt.Errorf("the GitHub App %d is not installed on %s: install it on that account (the App's public page, Install), then post again", in.apps.AppID(), owner)
+		return nil, fmt.Errorf("the GitHub App %d is not installed on %s: install it on that account (the App's public page, Install), then post again: %w", in.apps.AppID(), owner, verdict.ErrNoAccess)
 	}
 	return in.signer(id), nil
 }
