@@ -92,6 +92,10 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
+// flagAliases are flags kept under an earlier name, each to the flag it
+// is now.
+var flagAliases = map[string]string{"github-app-key-file": "github-app-key"}
+
 // storeFlags are the flags every subcommand that opens the store takes.
 func storeFlags(fs *flag.FlagSet, o *db.Options) {
 	fs.StringVar(&o.DataDir, "data", "verdictd-data", "the `folder` of the embedded SQLite store (verdictd.sqlite, WAL)")
@@ -141,7 +145,19 @@ func parse(fs *flag.FlagSet, args []string, s IO) error {
 		return exit.Refusef("%s: %v (see `%s -h`)", fs.Name(), err, fs.Name())
 	}
 	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	fs.Visit(func(f *flag.Flag) {
+		given[f.Name] = true
+		if target, ok := flagAliases[f.Name]; ok {
+			given[target] = true
+		}
+	})
+	for alias, target := range flagAliases {
+		// An alias and its flag share one value: the environment may not
+		// override the one given on the command line through the other.
+		if given[target] {
+			given[alias] = true
+		}
+	}
 	var bad error
 	fs.VisitAll(func(f *flag.Flag) {
 		name := EnvPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))

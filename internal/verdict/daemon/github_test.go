@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -99,4 +100,56 @@ func TestPersonalTokenRefusedByTheBinary(t *testing.T) {
 		t.Error("stderr shows the token")
 	}
 	t.Logf("exit 2: %s", stderr.String())
+}
+
+// TestAppKeyFlagWinsOverTheEnvironment: --github-app-key on the command
+// line wins over the environment, through either of its names.
+func TestAppKeyFlagWinsOverTheEnvironment(t *testing.T) {
+	gh := githubtest.New(t, "acme")
+	for _, name := range []string{"--github-app-key", "--github-app-key-file"} {
+		env := map[string]string{"GITHUB_API_URL": gh.URL, "PERFGATE_VERDICTD_GITHUB_APP_KEY_FILE": "/nowhere.pem",
+			"PERFGATE_VERDICTD_GITHUB_APP_KEY": "/nowhere.pem", "PERFGATE_GITHUB_APP_KEY_FILE": "/nowhere.pem"}
+		ctx, cancel := context.WithCancel(context.Background())
+		errb := &syncBuffer{}
+		done := make(chan error, 1)
+		go func() {
+			done <- daemon.Main(ctx, []string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0",
+				"--github-app-id", strconv.Itoa(githubtest.AppID), name, gh.KeyFile},
+				daemon.IO{Out: &bytes.Buffer{}, Err: errb, Getenv: func(k string) string { return env[k] }})
+		}()
+		deadline := time.After(20 * time.Second)
+		for !strings.Contains(errb.String(), `"msg":"serving"`) {
+			select {
+			case err := <-done:
+				cancel()
+				t.Fatalf("%s: serve ended: %v\n%s", name, err, errb.String())
+			case <-deadline:
+				cancel()
+				t.Fatalf("%s: serve did not start\n%s", name, errb.String())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// syncBuffer is a buffer the server's goroutines write while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
