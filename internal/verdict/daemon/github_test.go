@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/verdict/daemon"
+	"github.com/perfgate/perfgate/internal/verdict/httpapi/oidctest"
 	"github.com/perfgate/perfgate/internal/verdict/publish/githubtest"
 )
 
@@ -152,4 +154,48 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestServeBindsWritesToGitHub runs the built service as a team does: an
+// App on the fake GitHub, OIDC from the test's issuer. The honest attempt
+// lands as a completed check on its head; the same token again, and a
+// token of the run whose record names another commit, are refused and
+// publish nothing.
+func TestServeBindsWritesToGitHub(t *testing.T) {
+	gh := githubtest.New(t, "acme")
+	is := oidctest.New(t)
+	head, other := fmt.Sprintf("%040x", 1), fmt.Sprintf("%040x", 0xbad)
+	gh.AddRun("acme/api", githubtest.Run{ID: 1, Event: "push", HeadSHA: head, RunAttempt: 1})
+	gh.AddRun("acme/api", githubtest.Run{ID: 2, Event: "push", HeadSHA: other, RunAttempt: 1})
+	p := start(t, []string{"--data", t.TempDir(), "--github-app-id", strconv.Itoa(githubtest.AppID), "--github-app-key", gh.KeyFile,
+		"--oidc-issuer", is.URL, "--oidc-audience", "perfgate-verdictd", "--allow-repo", "acme/api=4242"},
+		"GITHUB_API_URL="+gh.URL)
+	token := func(run int64) string {
+		c := is.Claims()
+		c["event_name"], c["run_id"] = "push", strconv.FormatInt(run, 10)
+		return oidctest.Sign(t, is.Key, c)
+	}
+	honest := token(1)
+	for _, tc := range []struct {
+		name  string
+		token string
+		run   int64
+		want  int
+	}{
+		{"the honest attempt", honest, 1, 201},
+		{"its token replayed", honest, 1, 401},
+		{"a run whose record names another commit", token(2), 2, 403},
+	} {
+		b := body(t, tc.run)
+		if tc.run == 2 {
+			b = []byte(strings.Replace(string(b), fmt.Sprintf("%040x", 2), head, 1)) // the body claims the honest commit
+		}
+		if code, err := post(p.url, tc.token, b); err != nil || code != tc.want {
+			t.Errorf("%s: %d, %v; want %d", tc.name, code, err, tc.want)
+		}
+	}
+	checks := gh.AllChecks()
+	if len(checks) != 1 || checks[0].HeadSHA != head || checks[0].Conclusion != "success" {
+		t.Errorf("checks: %+v, want one success on %s\n%s", checks, head, p.log())
+	}
 }
