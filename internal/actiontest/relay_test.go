@@ -145,16 +145,22 @@ func TestRelayPostsAForkRunsAttempts(t *testing.T) {
 
 	step := stepByID(t, job, "relay")
 	outFile := filepath.Join(work, "github-output")
-	os.WriteFile(outFile, nil, 0o644)
-	cmd := exec.Command("bash", "-e", "-c", e.ask(evalRequest{Mode: "interpolate", Src: step.Run, Ctx: ctx}).Value)
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "GITHUB_OUTPUT="+outFile, "GITHUB_API_URL="+strings.TrimSuffix(gh.URL, "/"),
-		"ACTIONS_ID_TOKEN_REQUEST_URL="+jobTokens(t, is, "acme/api/.github/workflows/perf-relay.yml@refs/heads/main", "workflow_run", "8001"),
-		"ACTIONS_ID_TOKEN_REQUEST_TOKEN=request-token")
-	for k, v := range step.Env {
-		cmd.Env = append(cmd.Env, k+"="+e.ask(evalRequest{Mode: "interpolate", Src: v, Ctx: ctx}).Value)
+	// relay runs the step's script in bash as the runner would, for the
+	// relay run relayRun, with the artifacts under work.
+	relay := func(work, relayRun string) (string, error) {
+		os.WriteFile(outFile, nil, 0o644)
+		cmd := exec.Command("bash", "-e", "-c", e.ask(evalRequest{Mode: "interpolate", Src: step.Run, Ctx: ctx}).Value)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "GITHUB_OUTPUT="+outFile, "GITHUB_API_URL="+strings.TrimSuffix(gh.URL, "/"),
+			"ACTIONS_ID_TOKEN_REQUEST_URL="+jobTokens(t, is, "acme/api/.github/workflows/perf-relay.yml@refs/heads/main", "workflow_run", relayRun),
+			"ACTIONS_ID_TOKEN_REQUEST_TOKEN=request-token")
+		for k, v := range step.Env {
+			cmd.Env = append(cmd.Env, k+"="+e.ask(evalRequest{Mode: "interpolate", Src: v, Ctx: ctx}).Value)
+		}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
 	}
-	out, err := cmd.CombinedOutput()
+	out, err := relay(work, "8001")
 	if err != nil {
 		t.Fatalf("the relay's script: %v\n%s", err, out)
 	}
@@ -169,21 +175,24 @@ func TestRelayPostsAForkRunsAttempts(t *testing.T) {
 		t.Errorf("checks elsewhere than the fork's head: %+v", all)
 	}
 
+	wr := ctx["github"].(map[string]any)["event"].(map[string]any)["workflow_run"].(map[string]any)
 	// The same relay for a run GitHub's record does not back (its head is
 	// another commit) is refused and the step fails.
 	gh.AddRun("acme/api", githubtest.Run{ID: 7002, Event: "pull_request", HeadSHA: strings.Repeat("e1", 20), RunAttempt: 1, HeadRepository: "mallory/api"})
-	wr := ctx["github"].(map[string]any)["event"].(map[string]any)["workflow_run"].(map[string]any)
 	wr["id"] = 7002
-	cmd = exec.Command("bash", "-e", "-c", e.ask(evalRequest{Mode: "interpolate", Src: step.Run, Ctx: ctx}).Value)
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "GITHUB_OUTPUT="+outFile, "GITHUB_API_URL="+strings.TrimSuffix(gh.URL, "/"),
-		"ACTIONS_ID_TOKEN_REQUEST_URL="+jobTokens(t, is, "acme/api/.github/workflows/perf-relay.yml@refs/heads/main", "workflow_run", "8002"),
-		"ACTIONS_ID_TOKEN_REQUEST_TOKEN=request-token")
-	for k, v := range step.Env {
-		cmd.Env = append(cmd.Env, k+"="+e.ask(evalRequest{Mode: "interpolate", Src: v, Ctx: ctx}).Value)
-	}
-	out, err = cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "answered 403") || !strings.Contains(string(out), "head_sha") {
+	out, err = relay(work, "8002")
+	if err == nil || !strings.Contains(out, "answered 403") || !strings.Contains(out, "head_sha") {
 		t.Errorf("relaying run 7002, whose record is for another commit: %v\n%s", err, out)
+	}
+
+	// A fork run whose last attempt the service would retry leaves the
+	// check in progress: the step fails and says to re-run.
+	gh.AddRun("acme/api", githubtest.Run{ID: 7003, Event: "pull_request", HeadSHA: head, RunAttempt: 1, HeadRepository: "mallory/api"})
+	wr["id"] = 7003
+	short := t.TempDir()
+	writeArtifact(t, filepath.Join(short, "perf-artifacts"), "api-report-attempt-1-a1", map[string]any{"attempt": 1, "run_attempt": 1, "exit_code": two, "cpu_model": "EPYC", "next": "final", "reason": "the run's own policy"}, reporttest.CannotJudge())
+	out, err = relay(short, "8003")
+	if err == nil || !strings.Contains(out, "re-run the fork's perf workflow") {
+		t.Errorf("relaying run 7003, one attempt the service retries: %v\n%s", err, out)
 	}
 }
