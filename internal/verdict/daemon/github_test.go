@@ -30,6 +30,11 @@ func TestStartProbesGitHub(t *testing.T) {
 	app := func(g *githubtest.GitHub) map[string]string {
 		return map[string]string{"PERFGATE_GITHUB_APP_ID": strconv.Itoa(githubtest.AppID), "PERFGATE_VERDICTD_GITHUB_APP_KEY": g.KeyFile}
 	}
+	pinned := func(g *githubtest.GitHub, id string) map[string]string {
+		env := app(g)
+		env["PERFGATE_GITHUB_INSTALLATION_ID"] = id
+		return env
+	}
 	for _, tc := range []struct {
 		name string
 		api  string
@@ -42,6 +47,7 @@ func TestStartProbesGitHub(t *testing.T) {
 			[]string{"PERFGATE_GITHUB_TOKEN", "401 Bad credentials"}},
 		{"an App without the checks permission", readOnly.URL, app(readOnly), []string{`checks permission "read"`, "Checks: Read and write"}},
 		{"an App installed nowhere", nowhere.URL, app(nowhere), []string{"installed on no account"}},
+		{"an installation the App does not have", gh.URL, pinned(gh, "999"), []string{"installation 999", "--github-installation-id"}},
 		{"another App's key", gh.URL, app(readOnly), []string{"refused to sign in as GitHub App", "--github-app-key"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,6 +80,11 @@ func TestStartAsAnApp(t *testing.T) {
 		"GITHUB_API_URL="+gh.URL)
 	if !strings.Contains(p.log(), `"as":"GitHub App perfgate-test (31337), installed on acme, beta"`) {
 		t.Errorf("the start does not say it publishes as the App on both owners:\n%s", p.log())
+	}
+	q := start(t, []string{"--data", t.TempDir(), "--github-app-id", strconv.Itoa(githubtest.AppID), "--github-app-key", gh.KeyFile,
+		"--github-installation-id", "101"}, "GITHUB_API_URL="+gh.URL)
+	if !strings.Contains(q.log(), `"as":"GitHub App perfgate-test (31337), installation 101"`) {
+		t.Errorf("the start does not say it publishes through installation 101:\n%s", q.log())
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bradleyfalzon/ghinstallation/v2"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -47,8 +48,18 @@ func (c *Client) Probe(ctx context.Context) (string, error) {
 		return "", &cannotPublish{fmt.Sprintf("GitHub App %s (%d) has the checks permission %q: give it Checks: Read and write (and Actions: Read, Pull requests: Read and write) on its settings page, then accept the new permissions on each installation", app.GetSlug(), c.appID, perm)}
 	}
 	what := fmt.Sprintf("GitHub App %s (%d)", app.GetSlug(), c.appID)
-	if c.installations.pinned != 0 {
-		return fmt.Sprintf("%s, installation %d", what, c.installations.pinned), nil
+	if id := c.installations.pinned; id != 0 {
+		c.installations.mu.Lock()
+		signer := c.installations.signer(id)
+		c.installations.mu.Unlock()
+		if _, err := signer.Token(ctx); err != nil {
+			var he *ghinstallation.HTTPError
+			if errors.As(err, &he) && he.Response != nil && he.Response.StatusCode/100 == 4 {
+				return "", &cannotPublish{fmt.Sprintf("GitHub refused a token of installation %d of App %d (%s): check --github-installation-id, or leave it out to use the App's installation on each owner", id, c.appID, he.Response.Status)}
+			}
+			return "", fmt.Errorf("asking GitHub for a token of installation %d: %w", id, err)
+		}
+		return fmt.Sprintf("%s, installation %d", what, id), nil
 	}
 	owners, err := c.installations.Owners(ctx)
 	if refusedStatus(err) {
