@@ -70,11 +70,11 @@ var methods = []method{
 		return judge.Judge(in).Code == judge.Regression
 	}},
 	{"seed rule, 5 %", func(in judge.Input) bool {
-		in.Rule, in.Tolerance = judge.RuleSeed, benchTol()
+		in.Rule, in.Tolerance = judge.RuleMedians, benchTol()
 		return judge.Judge(in).Code == judge.Regression
 	}},
 	{"seed rule, 25 % (FerroFED)", func(in judge.Input) bool {
-		in.Rule, in.Tolerance = judge.RuleSeed, nil
+		in.Rule, in.Tolerance = judge.RuleMedians, nil
 		return judge.Judge(in).Code == judge.Regression
 	}},
 	{"sequential, 5 %", sequential},

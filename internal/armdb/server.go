@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/perfgate/perfgate/internal/host"
 )
 
 // superuser is the role initdb makes; every DSN logs in as it (see
@@ -553,11 +555,13 @@ func (s *Server) String() string {
 	return fmt.Sprintf("PostgreSQL on 127.0.0.1:%d (pid %d, databases %s)", s.port, s.PID(), strings.Join(s.Databases(), ", "))
 }
 
+// freePort is a port for the store, picked as the arms' are
+// (host.FreePorts): a port bind(0) hands out lies in the ephemeral range,
+// where an outgoing connection may take it before PostgreSQL binds it.
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := host.FreePorts(1)
 	if err != nil {
 		return 0, fmt.Errorf("finding a free loopback port for the store: %w", err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports[0], nil
 }

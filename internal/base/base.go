@@ -144,13 +144,6 @@ func (rs *resolver) head() (*object.Commit, error) {
 	return rs.commit(rev, "the checked-out commit")
 }
 
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
 // requireContract refuses a base that cannot be booted as an arm.
 func (rs *resolver) requireContract(c *Choice, what string) (*Choice, error) {
 	if rs.has == nil {
@@ -162,10 +155,10 @@ func (rs *resolver) requireContract(c *Choice, what string) (*Choice, error) {
 	}
 	ok, why, err := rs.has(commit)
 	if err != nil {
-		return nil, fmt.Errorf("reading the gate contract of the base %s: %w", short(c.Commit), err)
+		return nil, fmt.Errorf("reading the gate contract of the base %s: %w", event.ShortSHA(c.Commit), err)
 	}
 	if !ok {
-		return nil, exit.Refusef("the base %s (%s) %s, so it cannot run as the base arm: the gate judges changes once the gate contract is on their base (see docs/contract.md)", short(c.Commit), what, clause(why))
+		return nil, exit.Refusef("the base %s (%s) %s, so it cannot run as the base arm: the gate judges changes once the gate contract is on their base (see docs/contract.md)", event.ShortSHA(c.Commit), what, clause(why))
 	}
 	return c, nil
 }

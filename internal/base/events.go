@@ -27,7 +27,7 @@ func (rs *resolver) pullRequest() (*Choice, error) {
 	if tip == nil && rs.ev.BaseSHA != "" {
 		// The payload's base tip stands in when the branch was not fetched.
 		tip, err = rs.commit(rs.ev.BaseSHA, "the pull request's base commit")
-		label = "`" + short(rs.ev.BaseSHA) + "`"
+		label = "`" + event.ShortSHA(rs.ev.BaseSHA) + "`"
 		if rs.ev.BaseRef != "" {
 			label += " (" + rs.ev.BaseRef + "'s tip when the event fired)"
 		}
@@ -43,10 +43,10 @@ func (rs *resolver) pullRequest() (*Choice, error) {
 		return nil, err
 	}
 	if mb == "" {
-		return nil, missingf("the checked-out commit %s and the base branch %s share no history, so there is no merge base to judge against", short(head.Hash.String()), label)
+		return nil, missingf("the checked-out commit %s and the base branch %s share no history, so there is no merge base to judge against", event.ShortSHA(head.Hash.String()), label)
 	}
 	c := &Choice{Commit: mb, Reason: fmt.Sprintf("The base is `%s`, the merge base of the checked-out commit `%s` and %s, the pull request's base branch.",
-		mb, short(head.Hash.String()), label)}
+		mb, event.ShortSHA(head.Hash.String()), label)}
 	return rs.requireContract(c, "the pull request's merge base")
 }
 
@@ -84,11 +84,11 @@ func (rs *resolver) push() (*Choice, error) {
 		}
 		// Only a force push loses the old tip: the clone fetched the
 		// rewritten branch, and nothing else kept the old commit.
-		return rs.newBranch(head, fmt.Sprintf("the commit before the push, `%s`, is not in the clone (the force push dropped it)", short(before)))
+		return rs.newBranch(head, fmt.Sprintf("the commit before the push, `%s`, is not in the clone (the force push dropped it)", event.ShortSHA(before)))
 	}
 	ps := prev.Hash.String()
 	if ps == hs {
-		return rs.newBranch(head, fmt.Sprintf("the push left the branch at `%s`", short(hs)))
+		return rs.newBranch(head, fmt.Sprintf("the push left the branch at `%s`", event.ShortSHA(hs)))
 	}
 	anc, err := rs.git.isAncestor(rs.ctx, ps, hs)
 	if err != nil {
@@ -105,9 +105,9 @@ func (rs *resolver) push() (*Choice, error) {
 		return nil, err
 	}
 	if mb == "" {
-		return rs.newBranch(head, fmt.Sprintf("the force push replaced `%s` with a history that shares nothing with it", short(ps)))
+		return rs.newBranch(head, fmt.Sprintf("the force push replaced `%s` with a history that shares nothing with it", event.ShortSHA(ps)))
 	}
-	c := &Choice{Commit: mb, Reason: fmt.Sprintf("The base is `%s`, the last commit the force-pushed history shares with the tip it replaced, `%s`.", mb, short(ps))}
+	c := &Choice{Commit: mb, Reason: fmt.Sprintf("The base is `%s`, the last commit the force-pushed history shares with the tip it replaced, `%s`.", mb, event.ShortSHA(ps))}
 	return rs.requireContract(c, "the force push's shared commit")
 }
 
@@ -142,9 +142,9 @@ func (rs *resolver) newBranch(head *object.Commit, since string) (*Choice, error
 		if rs.shallow {
 			return nil, missingf("the pushed commit has no parent in this clone")
 		}
-		return nil, exit.Refusef("`%s` is the repository's first commit and %s: there is no earlier commit to judge it against, so the gate names no base", short(hs), since)
+		return nil, exit.Refusef("`%s` is the repository's first commit and %s: there is no earlier commit to judge it against, so the gate names no base", event.ShortSHA(hs), since)
 	}
 	ps := parent.Hash.String()
-	c := &Choice{Commit: ps, Reason: fmt.Sprintf("The base is `%s`, the parent of the pushed commit `%s`, since %s.", ps, short(hs), since)}
+	c := &Choice{Commit: ps, Reason: fmt.Sprintf("The base is `%s`, the parent of the pushed commit `%s`, since %s.", ps, event.ShortSHA(hs), since)}
 	return rs.requireContract(c, "the pushed commit's parent")
 }

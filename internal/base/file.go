@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
@@ -111,7 +112,7 @@ func ReadFile(path string) (*Choice, error) {
 		return nil, exit.Refusef("%s names no base (no %s<hash>` line), so the gate named no base: run `perfgate base` again", path, commitPrefix)
 	}
 	if c.Note == "" {
-		return nil, exit.Refusef("%s names the base %s but has no %q release-notes line: run `perfgate base` again", path, short(c.Commit), notePrefix)
+		return nil, exit.Refusef("%s names the base %s but has no %q release-notes line: run `perfgate base` again", path, event.ShortSHA(c.Commit), notePrefix)
 	}
 	return c, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
@@ -129,7 +130,7 @@ func (g *gitCLI) tags(ctx context.Context, merged string) ([]tagRef, error) {
 func (g *gitCLI) descendants(ctx context.Context, from, to string) (map[string]bool, error) {
 	out, _, err := g.run(ctx, "rev-list", "--ancestry-path", from+".."+to)
 	if err != nil {
-		return nil, fmt.Errorf("listing the commits after %s: %w", short(from), err)
+		return nil, fmt.Errorf("listing the commits after %s: %w", event.ShortSHA(from), err)
 	}
 	set := map[string]bool{}
 	for _, h := range strings.Fields(out) {

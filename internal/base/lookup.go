@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/perfgate/perfgate/internal/event"
 )
 
 // commit resolves a revision (hash, ref, tag, origin/main) to a commit,
@@ -58,7 +60,7 @@ func (rs *resolver) firstParent(c *object.Commit) (*object.Commit, error) {
 	}
 	p, err := c.Parent(0)
 	if err != nil {
-		return nil, missingf("reading the parent of %s: %w", short(c.Hash.String()), err)
+		return nil, missingf("reading the parent of %s: %w", event.ShortSHA(c.Hash.String()), err)
 	}
 	return p, nil
 }

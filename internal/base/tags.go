@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"golang.org/x/mod/semver"
 
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
@@ -124,7 +125,7 @@ func (rs *resolver) fromPreviousTag(head *object.Commit, current, what string) (
 	}
 	hs := head.Hash.String()
 	if prev.name == "" {
-		return nil, exit.Refusef("no release tag (vMAJOR.MINOR.PATCH) is reachable from %s `%s` other than its own, so there is no previous release to judge it against: the first release names no base", what, short(hs))
+		return nil, exit.Refusef("no release tag (vMAJOR.MINOR.PATCH) is reachable from %s `%s` other than its own, so there is no previous release to judge it against: the first release names no base", what, event.ShortSHA(hs))
 	}
 	tagCommit, err := rs.commit(prev.commit, "the previous release "+prev.name)
 	if err != nil {
@@ -147,7 +148,7 @@ func (rs *resolver) fromPreviousTag(head *object.Commit, current, what string) (
 	for _, c := range chain {
 		got, _, err := rs.has(c)
 		if err != nil {
-			return nil, fmt.Errorf("reading the gate contract of %s: %w", short(c.Hash.String()), err)
+			return nil, fmt.Errorf("reading the gate contract of %s: %w", event.ShortSHA(c.Hash.String()), err)
 		}
 		if got {
 			cs := c.Hash.String()
@@ -155,7 +156,7 @@ func (rs *resolver) fromPreviousTag(head *object.Commit, current, what string) (
 				Reason: fmt.Sprintf("The base is `%s`, the oldest commit after %s that carries the gate contract, since %s %s.", cs, prev.name, prev.name, clause(why))}, nil
 		}
 	}
-	return nil, exit.Refusef("no commit carries the gate contract: the previous release %s %s, and neither does any of the %s after it up to %s `%s` (add the gate contract: docs/contract.md)", prev.name, clause(why), plural(len(chain), "commit"), what, short(hs))
+	return nil, exit.Refusef("no commit carries the gate contract: the previous release %s %s, and neither does any of the %s after it up to %s `%s` (add the gate contract: docs/contract.md)", prev.name, clause(why), plural(len(chain), "commit"), what, event.ShortSHA(hs))
 }
 
 // afterTag lists, oldest first, the commits on head's first-parent line

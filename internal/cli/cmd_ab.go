@@ -7,13 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/perfgate/perfgate/internal/armsfile"
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
-	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
-	"github.com/sethvargo/go-githubactions"
 )
 
 func init() {
@@ -64,11 +65,11 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 	}
 	switch {
 	case *armsPath != "":
-		f, err := readArmsFile(*armsPath)
+		f, err := armsfile.Read(*armsPath)
 		if err != nil {
 			return err
 		}
-		o.Arms = gate.Pair(f.Base.spec(pairs.RoleBase), f.Head.spec(pairs.RoleHead))
+		o.Arms = f.Pair()
 		o.Store = o.Store || f.Store
 	case *baseCmd != "" && *headCmd != "":
 		// Checked before anything starts: a remote URL was once refused
@@ -147,7 +148,7 @@ func appendStepSummary(s *IO, mdPath string) error {
 // the one that ends the credentials.
 func withoutUserinfo(raw string) string {
 	const hidden = "\x00PORT\x00"
-	s := strings.ReplaceAll(raw, "@PORT@", hidden)
+	s := strings.ReplaceAll(raw, contract.PortPlaceholder, hidden)
 	scheme, rest, ok := strings.Cut(s, "://")
 	if !ok {
 		return raw
@@ -159,5 +160,5 @@ func withoutUserinfo(raw string) string {
 	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
 		rest = rest[at+1:]
 	}
-	return strings.ReplaceAll(scheme+"://"+rest, hidden, "@PORT@")
+	return strings.ReplaceAll(scheme+"://"+rest, hidden, contract.PortPlaceholder)
 }

@@ -19,7 +19,7 @@ func init() {
 }
 
 // verdicts names each exit code for the action's `verdict` output.
-var verdicts = map[int]string{exit.Pass: "pass", exit.Regression: "regression", exit.CannotJudge: "cannot-judge"}
+var verdicts = map[int]string{exit.Pass: exit.Word(exit.Pass), exit.Regression: exit.Word(exit.Regression), exit.CannotJudge: exit.Word(exit.CannotJudge)}
 
 // hostNetworkCommands are the commands that reach what they start through
 // the host's loopback (the arms' compose services on 127.0.0.1/127.0.0.2)

@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/attempts"
+	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/host"
 	"github.com/sethvargo/go-githubactions"
 )
@@ -25,10 +27,10 @@ const StallProneEnv = "STALL_PRONE"
 
 // DefaultAttemptRecord is where `attempts next` keeps the attempt's record,
 // beside the report the attempt job uploads.
-const DefaultAttemptRecord = "target/perf-run/attempt.json"
+const DefaultAttemptRecord = contract.DefaultTarget + "/" + contract.RunDirName + "/attempt.json"
 
 // DefaultAttemptReport is where `perfgate run` writes the attempt's report.
-const DefaultAttemptReport = "target/perf-run/latest.json"
+const DefaultAttemptReport = contract.DefaultTarget + "/" + contract.RunDirName + "/" + gate.ReportFile
 
 // runAttemptsNext answers "retry or final?" for the attempt that just
 // ended, with the rules of internal/attempts: it prints the answer and a

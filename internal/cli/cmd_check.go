@@ -120,10 +120,10 @@ func runCheck(ctx context.Context, s *IO, args []string) error {
 		if commit == "" {
 			continue
 		}
-		arm := "base " + short(commit)
+		arm := "base " + event.ShortSHA(commit)
 		baseTree := filepath.Join(work, fmt.Sprintf("base-tree-%d", i))
 		if err := trees.Export(ctx, *repo, commit, baseTree); err != nil {
-			c.fail(arm+" tree", fmt.Errorf("exporting the base %s: %w", short(commit), err))
+			c.fail(arm+" tree", fmt.Errorf("exporting the base %s: %w", event.ShortSHA(commit), err))
 			continue
 		}
 		bc := c.contract(ctx, baseTree, arm, head)
@@ -489,11 +489,4 @@ func gitOut(ctx context.Context, repo string, args ...string) (string, error) {
 		return "", errors.New("git " + strings.Join(args, " ") + ": " + msg)
 	}
 	return strings.TrimSpace(out.String()), nil
-}
-
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
 }

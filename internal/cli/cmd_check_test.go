@@ -235,7 +235,7 @@ func TestCheckResolvesBasesAsPrepareDoes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("perfgate check: %v\n%s", err, out)
 	}
-	legacyShort := short(legacyCommit)
+	legacyShort := event.ShortSHA(legacyCommit)
 	for _, want := range []string{
 		"ok    base for release: The base is `" + legacyCommit + "`, the oldest commit after v0.1.0 that carries the gate contract, since v0.1.0 carries no perf/gate.toml",
 		"ok    base for push: The base is `" + legacyCommit + "`, the commit before the push.",

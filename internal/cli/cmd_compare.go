@@ -28,7 +28,7 @@ func runCompare(_ context.Context, s *IO, args []string) error {
 	jsonOut := fs.String("json", "", "write the report with the new judgement here")
 	var tols listFlag
 	fs.Var(&tols, "tolerance", "KEY=PERCENT: a tolerance for a class (latency, cpu, throughput, memory, transactions) or a metric (p99.search); repeatable")
-	rule := fs.String("rule", "", "judge by this rule instead of the report's own: paired or seed (docs/judge.md)")
+	rule := fs.String("rule", "", "judge by this rule instead of the report's own: paired or medians (docs/judge.md)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -52,17 +52,20 @@ func runCompare(_ context.Context, s *IO, args []string) error {
 	}
 	r.Input.Tolerance = tol
 	if *rule != "" {
-		if !slices.Contains(judge.Rules, *rule) {
-			return exit.Refusef("compare: --rule %q: write --rule paired or --rule seed", *rule)
+		name, _ := judge.CanonicalRule(*rule) // the medians rule's former name is still read
+		if !slices.Contains(judge.Rules, name) {
+			return exit.Refusef("compare: --rule %q: write --rule paired or --rule medians", *rule)
 		}
-		r.Input.Rule = *rule
+		r.Input.Rule = name
 	}
 	r.Verdict = judge.Judge(r.Input)
 	// The after-run checks compare with what was sent, not with a
 	// tolerance: their lines and their effect on the verdict (a failed
 	// check of the head is a regression, a control that did not fail is
 	// cannot judge) carry over as the gate applied them.
-	r.Controls.Apply(&r.Verdict)
+	if c := r.Controls; c != nil {
+		r.Verdict.AddChecks(c.Failures, c.CannotJudge, c.Notes)
+	}
 	r.Rejudged = true
 
 	if err := report.Text(s.Out, r); err != nil {

@@ -10,7 +10,8 @@ import (
 )
 
 // A report from before the paired rule names no rule: compare judges it
-// by the seed's rule that wrote it, and --rule picks either rule.
+// by the medians rule (FerroFED's gate's) that wrote it, and --rule picks
+// either rule, the medians rule also by its former name.
 func TestCompareRule(t *testing.T) {
 	const old = "../report/testdata/v1-seed-rule.json"
 	for _, tc := range []struct {
@@ -18,9 +19,10 @@ func TestCompareRule(t *testing.T) {
 		code int
 		says string
 	}{
-		{nil, exit.Regression, "rule             seed: FerroFED's gate's rule"},
+		{nil, exit.Regression, "rule             medians: FerroFED's gate's rule"},
+		{[]string{"--rule", "seed"}, exit.Regression, "rule             medians: FerroFED's gate's rule"},
 		{[]string{"--rule", "paired"}, exit.Regression, "rule             paired: the pairs' ratios head/base"},
-		{[]string{"--rule", "median"}, exit.CannotJudge, `compare: --rule "median": write --rule paired or --rule seed`},
+		{[]string{"--rule", "median"}, exit.CannotJudge, `compare: --rule "median": write --rule paired or --rule medians`},
 	} {
 		var out, errb bytes.Buffer
 		err := RunIO(context.Background(), append([]string{"compare", "--report", old}, tc.args...), &IO{Out: &out, Err: &errb})

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/demo"
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
+	"github.com/perfgate/perfgate/internal/host"
 	"github.com/perfgate/perfgate/internal/plan"
 )
 
@@ -93,7 +95,7 @@ func runDemo(ctx context.Context, s *IO, args []string) (err error) {
 	if why != "" {
 		stage("dependency", "none: %s; the same pipeline runs without the compose dependency", why)
 	} else {
-		ports, perr := gate.FreePorts(1)
+		ports, perr := host.FreePorts(1)
 		if perr != nil {
 			return perr
 		}
@@ -119,7 +121,7 @@ func runDemo(ctx context.Context, s *IO, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	stage("repository", "%s: %s (%s, the base), then %s on branch change (the head: %s)", repoDir, prepareShort(repo.Base), repo.Tag, prepareShort(repo.Head),
+	stage("repository", "%s: %s (%s, the base), then %s on branch change (the head: %s)", repoDir, event.ShortSHA(repo.Base), repo.Tag, event.ShortSHA(repo.Head),
 		map[bool]string{true: "its handlers sleep 4 ms where the base's sleep 2 ms; expect a regression, exit 1", false: "only its dependency's settings changed; expect a pass"}[o.Regression])
 
 	stage("prepare", "the base is the previous release; each arm built from its own tree")

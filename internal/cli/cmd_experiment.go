@@ -31,7 +31,7 @@ func runExperiment(ctx context.Context, s *IO, args []string) error {
 	caFile := fs.String("ca-file", "", "trust this CA `file` for an https target")
 	pid := fs.Int("pid", 0, "the target's process `id` on this machine: its memory is sampled each second, for a plateau's growth")
 	seed := fs.Int64("seed", 1, "seed of the data draws")
-	var vars loadVarList
+	var vars listFlag
 	fs.Var(&vars, "var", "`name=value` (or name=@file) for a plan variable; repeatable")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -31,7 +31,8 @@ expect = 200
 `
 
 func TestExperimentCommand(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it measures a knee, which a test loading the same
+	// cores beside it moves (see internal/experiment's knee tests).
 	url := targettest.Start(t, target.Config{Workers: 2, Service: 20 * time.Millisecond})
 	planPath := writePlan(t, experimentGroups+`
 [experiment]

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -19,12 +18,6 @@ func init() {
 	register(Command{Name: "load", Summary: "drive one target open loop with a plan's requests and report latency", Run: runLoad})
 }
 
-// loadVarList is a repeatable string flag.
-type loadVarList []string
-
-func (l *loadVarList) String() string     { return strings.Join(*l, ",") }
-func (l *loadVarList) Set(v string) error { *l = append(*l, v); return nil }
-
 func runLoad(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("load", s)
 	planPath := fs.String("plan", "perf/plan.toml", "the plan `file`")
@@ -35,7 +28,7 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 	out := fs.String("out", "", "write the JSON report to this `file`")
 	caFile := fs.String("ca-file", "", "trust this CA `file` for an https target")
 	seed := fs.Int64("seed", 1, "seed of the data draws (same seed, same requests)")
-	var vars loadVarList
+	var vars listFlag
 	fs.Var(&vars, "var", "`name=value` (or name=@file) for a plan variable; repeatable")
 	if err := parseFlags(fs, args); err != nil {
 		return err

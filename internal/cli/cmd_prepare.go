@@ -26,7 +26,7 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 	var ef eventFlags
 	ef.register(fs, "commit judged (default HEAD; the head arm is always built from the checkout)")
 	repo := fs.String("repo", ".", "the repository's checkout: the head's tree")
-	out := fs.String("out", "target", "the folder that receives perf-base/ and perf-head/")
+	out := fs.String("out", contract.DefaultTarget, "the folder that receives perf-base/ and perf-head/")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -37,8 +37,7 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	baseDir := filepath.Join(*out, contract.BaseArm)
-	headDir := filepath.Join(*out, contract.HeadArm)
+	baseDir, headDir := contract.Target(*out).Base(), contract.Target(*out).Head()
 	// Arms from an earlier run must not survive a run that fails: an
 	// attempt would measure them, and base.md would name a stale base.
 	for _, d := range []string{baseDir, headDir} {
@@ -57,7 +56,7 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := base.WriteFile(filepath.Join(baseDir, "base.md"), choice); err != nil {
+	if err := base.WriteFile(contract.Target(*out).BaseNote(), choice); err != nil {
 		return err
 	}
 	fmt.Fprintln(s.Out, choice.Reason)
@@ -71,10 +70,10 @@ func runPrepare(ctx context.Context, s *IO, args []string) error {
 	}
 	baseC, err := contract.LoadBase(tree, head)
 	if err != nil {
-		return fmt.Errorf("reading the base's contract at %s: %w", prepareShort(choice.Commit), err)
+		return fmt.Errorf("reading the base's contract at %s: %w", event.ShortSHA(choice.Commit), err)
 	}
 	if err := baseC.BuildArm(ctx, baseDir, s.Err); err != nil {
-		return cleanArms(fmt.Errorf("building the base at %s: %w", prepareShort(choice.Commit), err), baseDir, headDir)
+		return cleanArms(fmt.Errorf("building the base at %s: %w", event.ShortSHA(choice.Commit), err), baseDir, headDir)
 	}
 	if err := head.BuildArm(ctx, headDir, s.Err); err != nil {
 		return cleanArms(fmt.Errorf("building the head: %w", err), baseDir, headDir)
@@ -98,7 +97,7 @@ func cleanArms(err error, baseDir, headDir string) error {
 	var errs []error
 	entries, _ := os.ReadDir(baseDir)
 	for _, e := range entries {
-		if e.Name() != "base.md" {
+		if e.Name() != contract.BaseNote {
 			errs = append(errs, os.RemoveAll(filepath.Join(baseDir, e.Name())))
 		}
 	}
@@ -107,11 +106,4 @@ func cleanArms(err error, baseDir, headDir string) error {
 		return fmt.Errorf("%w (and clearing the half-built arms: %v)", err, cerr)
 	}
 	return err
-}
-
-func prepareShort(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

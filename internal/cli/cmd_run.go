@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 
+	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/plan"
 )
@@ -15,7 +16,7 @@ func init() {
 // from its own tree's contract over its own services and judges.
 func runRun(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("run", s)
-	target := fs.String("target", "target", "the folder holding perf-base/ and perf-head/ (prepare's --out)")
+	target := fs.String("target", contract.DefaultTarget, "the folder holding perf-base/ and perf-head/ (prepare's --out)")
 	repo := fs.String("repo", ".", "the checkout: the head's tree")
 	planPath := fs.String("plan", "", "the plan (default: the head's contract plan)")
 	out := fs.String("out", "", "folder for the report, summary, logs and rendered configs (default TARGET/perf-run)")

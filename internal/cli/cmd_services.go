@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/services"
@@ -124,7 +125,7 @@ func runServicesUp(ctx context.Context, s *IO, args []string) error {
 	var tf treeFlags
 	tf.register(fs)
 	runID := fs.String("run-id", "", "the run's id, set as label perfgate.run on everything started and part of the project names (default: generated)")
-	logDir := fs.String("log-dir", filepath.Join("target", "perf-run", "services"), "where the resolved compose files and the services' logs go")
+	logDir := fs.String("log-dir", contract.Target(contract.DefaultTarget).Run().Services(), "where the resolved compose files and the services' logs go")
 	wait := fs.Duration("wait-timeout", 3*time.Minute, "how long to wait for every service to be healthy")
 	if err := parseFlags(fs, args); err != nil {
 		return err

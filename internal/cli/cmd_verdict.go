@@ -251,7 +251,7 @@ func (r AttemptRow) word() string {
 
 func verdictMarkdown(v *FinalVerdict) (string, error) {
 	var b strings.Builder
-	mark := map[int]string{exit.Pass: "✅", exit.Regression: "❌", exit.CannotJudge: "⚠️"}[v.Code]
+	mark := report.Mark(v.Code)
 	if v.HasFinal {
 		fmt.Fprintf(&b, "## %s perfgate verdict: %s (attempt %d)\n\n", mark, verdicts[v.Code], v.Final.Number)
 	} else {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
 // GateFile is where a tree declares its contract, relative to the tree's root.
@@ -54,7 +55,7 @@ type Contract struct {
 	// the config must read each as @DIR@/<name>.
 	Generate []string
 	// Prepare is the [prepare] step's commands (argv each), run before the
-	// arms start (RunPrepare): the seed mints its keys and tokens there.
+	// arms start (RunPrepare): FerroFED's gate mints its keys and tokens there.
 	Prepare [][]string
 	// Controls are the [[control]] tables (controls.go); an idle
 	// control's plan is read by ResolveControls.
@@ -122,7 +123,7 @@ var (
 )
 
 // commandPlaceholders are what start and check may name.
-var commandPlaceholders = map[string]bool{"@BIN@": true, "@PORT@": true, "@DIR@": true, "@CONFIG@": true}
+var commandPlaceholders = map[string]bool{BinPlaceholder: true, PortPlaceholder: true, DirPlaceholder: true, ConfigPlaceholder: true}
 
 // Load reads treeDir's gate file and checks that the files it names exist
 // and that its override file is valid, so `perfgate prepare` refuses what
@@ -167,11 +168,11 @@ func parse(data []byte) (*Contract, error) {
 		return nil, err
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		// The first in the file, so fixing from the top converges.
+		// unknownKey (tomlpos.go) knows every table a gate file has; this
+		// catches a key of a table added to gateTOML but not to it.
 		sort.Slice(und, func(i, j int) bool { return lines[und[i].String()] < lines[und[j].String()] })
 		k := und[0].String()
-		return nil, exit.Refusef("%s:%d: unknown key %q: the keys are build, build_image, binary, start, check, config, config_env, overrides, prefix, ready, compose, seeds, plan, generate, [env], [legacy], [prepare] and [[control]] (see docs/contract.md)",
-			GateFile, max(lines[k], 1), k)
+		return nil, exit.Refusef("%s:%d: %s; see docs/contract.md", GateFile, max(lines[k], 1), tomlpos.UnknownKey(k, "the gate file", gateKeys))
 	}
 	c := &Contract{
 		Build: g.Build, Binary: g.Binary, Start: g.Start, Check: g.Check,
@@ -226,7 +227,7 @@ func (c *Contract) prepareArgv(p *prepareTOML) error {
 		}
 		for _, a := range argv {
 			for _, ph := range placeholder.FindAllString(a, -1) {
-				if ph != "@DIR@" {
+				if ph != DirPlaceholder {
 					return c.refuse(key, "[prepare] command %q uses the placeholder %s: only @DIR@ (the run's folder) is filled in", cmd, ph)
 				}
 			}
@@ -254,7 +255,7 @@ func (c *Contract) RunPrepare(ctx context.Context, tree, dir string, log io.Writ
 	for i, argv := range c.Prepare {
 		args := make([]string, len(argv))
 		for k, a := range argv {
-			args[k] = strings.ReplaceAll(a, "@DIR@", abs)
+			args[k] = strings.ReplaceAll(a, DirPlaceholder, abs)
 		}
 		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 		cmd.Dir = tree
@@ -330,7 +331,7 @@ func (c *Contract) validate() error {
 	if c.checkArgv, err = c.commandArgv("check", c.Check); err != nil {
 		return err
 	}
-	if c.ConfigEnv == "" && !strings.Contains(c.Start, "@CONFIG@") {
+	if c.ConfigEnv == "" && !strings.Contains(c.Start, ConfigPlaceholder) {
 		return c.refuse("start", "the service cannot find its rendered config: set config_env (e.g. config_env = \"SVC_CONFIG\") or name @CONFIG@ in start")
 	}
 	names := make([]string, 0, len(c.Env))
@@ -394,10 +395,10 @@ func (c *Contract) validateReady() error {
 		}
 		return nil
 	}
-	if ph := badPlaceholder(c.Ready, map[string]bool{"@PORT@": true}); ph != "" {
+	if ph := badPlaceholder(c.Ready, map[string]bool{PortPlaceholder: true}); ph != "" {
 		return c.refuse("ready", "ready uses the placeholder %s: only @PORT@ is filled in", ph)
 	}
-	u, err := url.Parse(strings.ReplaceAll(c.Ready, "@PORT@", "1"))
+	u, err := url.Parse(strings.ReplaceAll(c.Ready, PortPlaceholder, "1"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c.refuse("ready", "ready = %q is neither a path (\"/health\") nor an http URL (\"http://127.0.0.1:@PORT@/health\")", c.Ready)
 	}

@@ -16,7 +16,7 @@ import (
 // either the head's override file or the head's legacy script whose
 // function sets a prefixed variable. FerroFED's older releases are such
 // trees: no perf/gate.toml, only scripts/perf/gate.sh's gateway_env().
-// Such a commit's why is then the seed's sentence ("carries neither
+// Such a commit's why is then FerroFED's gate's sentence ("carries neither
 // perf/arm.env nor a scripts/perf/gate.sh whose gateway_env() sets a
 // gateway's overrides"), which the release-notes line quotes.
 func InCommitWith(head *Contract) func(*object.Commit) (bool, string, error) {

@@ -18,7 +18,7 @@ import (
 // before perf/gate.toml whose scripts/perf/gate.sh's gateway_env() sets the
 // overrides (FerroFED's older releases), then the head, whose gate file
 // declares how to read legacy trees. The release base is that legacy
-// commit, the release-notes line is the seed's sentence, and the base arm
+// commit, the release-notes line is FerroFED's gate's sentence, and the base arm
 // builds and renders from the head's gate file over its own tree.
 func TestLegacyTreeCarriesTheHeadsContract(t *testing.T) {
 	repo := t.TempDir()

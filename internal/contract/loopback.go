@@ -21,7 +21,7 @@ func IsLoopback(host string) bool {
 // one of schemes on a loopback host. The error says what is wrong in words
 // a refusal can quote after the key's name.
 func LoopbackURL(raw string, schemes ...string) error {
-	u, err := url.Parse(strings.ReplaceAll(raw, "@PORT@", "1"))
+	u, err := url.Parse(strings.ReplaceAll(raw, PortPlaceholder, "1"))
 	if err != nil || u.Host == "" {
 		return fmt.Errorf("is not a URL; write %s://127.0.0.1:@PORT@…", schemes[0])
 	}

@@ -11,7 +11,7 @@ import (
 
 // renderPlaceholders are the only ones the service config, the overrides and
 // the fixed environment may name.
-var renderPlaceholders = map[string]bool{"@PORT@": true, "@DIR@": true}
+var renderPlaceholders = map[string]bool{PortPlaceholder: true, DirPlaceholder: true}
 
 // badPlaceholder returns the first placeholder in s that allowed lacks.
 func badPlaceholder(s string, allowed map[string]bool) string {

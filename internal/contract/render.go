@@ -68,7 +68,7 @@ func (c *Contract) Render(ctx context.Context, o RenderOptions) (*Rendered, erro
 		return nil, fmt.Errorf("rendering %s: making the arm's work directory: %w", c.Config, err)
 	}
 	port := strconv.Itoa(o.Port)
-	fill := strings.NewReplacer("@PORT@", port, "@DIR@", dir)
+	fill := strings.NewReplacer(PortPlaceholder, port, DirPlaceholder, dir)
 
 	raw, err := os.ReadFile(c.path(c.Config))
 	if err != nil {
@@ -136,7 +136,7 @@ func (c *Contract) Render(ctx context.Context, o RenderOptions) (*Rendered, erro
 		a.Env = append(a.Env, c.ConfigEnv+"="+a.ConfigPath)
 	}
 
-	argFill := strings.NewReplacer("@PORT@", port, "@DIR@", dir, "@CONFIG@", a.ConfigPath, "@BIN@", c.BinPath())
+	argFill := strings.NewReplacer(PortPlaceholder, port, DirPlaceholder, dir, ConfigPlaceholder, a.ConfigPath, BinPlaceholder, c.BinPath())
 	for _, w := range c.startArgv {
 		a.Command = append(a.Command, argFill.Replace(w))
 	}
@@ -146,7 +146,7 @@ func (c *Contract) Render(ctx context.Context, o RenderOptions) (*Rendered, erro
 	if strings.HasPrefix(c.Ready, "/") {
 		a.Ready = "http://127.0.0.1:" + port + c.Ready
 	} else {
-		a.Ready = strings.ReplaceAll(c.Ready, "@PORT@", port)
+		a.Ready = strings.ReplaceAll(c.Ready, PortPlaceholder, port)
 	}
 	return a, nil
 }
@@ -163,7 +163,7 @@ func (c *Contract) CheckOverrides(ctx context.Context, port int, dir string) err
 	if err != nil {
 		return fmt.Errorf("checking the overrides of %s: %w", c.Tree, err)
 	}
-	fill := strings.NewReplacer("@PORT@", strconv.Itoa(port), "@DIR@", abs)
+	fill := strings.NewReplacer(PortPlaceholder, strconv.Itoa(port), DirPlaceholder, abs)
 	overrides, src, err := c.overrides(ctx, fill)
 	if err != nil {
 		return err

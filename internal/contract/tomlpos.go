@@ -2,8 +2,10 @@ package contract
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/BurntSushi/toml"
+
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/tomlpos"
 )
@@ -18,24 +20,42 @@ var keyKinds = map[string]string{
 	"env": "a table", "legacy": "a table", "prepare": "a table", "control": "an array",
 }
 
+// gateKeys are a gate file's keys in the order docs/contract.md gives
+// them; the keys of [legacy] and [prepare] are written dotted, as an
+// unknown one of theirs is named ("legacy.shell"). [env] and [seeds] name
+// the file's own variables and services, and [[control]] is the plan's
+// (plan.ParseControls).
+var (
+	gateKeys = []string{"build", "build_image", "binary", "start", "check", "config", "config_env", "overrides", "prefix", "ready", "compose", "seeds", "plan", "generate", "env", "legacy", "prepare", "control"}
+	subKeys  = map[string][]string{
+		"legacy":  {"legacy.script", "legacy.function", "legacy.args"},
+		"prepare": {"prepare.commands"},
+	}
+)
+
 // decodeGate decodes a gate file into g and returns each key's line
 // ("build", "env.NAME", "legacy.script"), because the TOML decoder reports
 // lines for syntax errors only and a refusal must name the line to fix.
 func decodeGate(data []byte, g *gateTOML) (toml.MetaData, map[string]int, error) {
-	pos, err := tomlpos.Scan(string(data))
-	var deep *tomlpos.TooDeep
-	if errors.As(err, &deep) {
-		return toml.MetaData{}, nil, exit.Refusef("%s:%d: %v, as docs/contract.md shows", GateFile, deep.Line, err)
-	}
-	var raw map[string]any
-	if _, err := toml.Decode(string(data), &raw); err != nil {
-		line, msg, _ := tomlpos.DecodeError(err)
-		return toml.MetaData{}, nil, exit.Refusef("%s:%d: %s: fix the TOML syntax", GateFile, max(line, 1), msg)
+	raw, pos, err := tomlpos.Read(string(data))
+	if err != nil {
+		var se *tomlpos.SyntaxError
+		line, msg, _ := tomlpos.Refusal(err)
+		switch {
+		case errors.As(err, &se):
+			return toml.MetaData{}, nil, exit.Refusef("%s:%d: %s: fix the TOML syntax", GateFile, line, se.Msg)
+		case line > 0:
+			return toml.MetaData{}, nil, exit.Refusef("%s:%d: %s, as docs/contract.md shows", GateFile, line, msg)
+		}
+		return toml.MetaData{}, nil, exit.Refusef("%s:1: reading the gate file: %w", GateFile, err)
 	}
 	for k, want := range keyKinds {
 		if v, ok := raw[k]; ok && tomlpos.Kind(v) != want {
-			return toml.MetaData{}, nil, exit.Refusef("%s:%d: %s must be %s, not %s: see docs/contract.md for each key's type", GateFile, pos.Line(k), k, want, tomlpos.Kind(v))
+			return toml.MetaData{}, nil, exit.Refusef("%s:%d: %s: see docs/contract.md for each key's type", GateFile, pos.Line(k), tomlpos.WrongKind(k, want, v, ""))
 		}
+	}
+	if err := unknownKey(raw, pos); err != nil {
+		return toml.MetaData{}, nil, err
 	}
 	md, err := toml.Decode(string(data), g)
 	if err != nil {
@@ -46,4 +66,41 @@ func decodeGate(data []byte, g *gateTOML) (toml.MetaData, map[string]int, error)
 		return md, nil, exit.Refusef("%s:%d: %s: see docs/contract.md for each key's type", GateFile, line, msg)
 	}
 	return md, pos.Dotted(), nil
+}
+
+// unknownKey refuses the first key of the file (by line) that a gate file
+// does not have, in the wording every perfgate file uses.
+func unknownKey(raw map[string]any, pos *tomlpos.Positions) error {
+	line, msg := 0, ""
+	r := tomlpos.Reader{Pos: pos, Report: func(l int, m string) {
+		if msg == "" || l < line {
+			line, msg = l, m
+		}
+	}}
+	r.Known(raw, nil, "the gate file", gateKeys...)
+	for table, allowed := range subKeys {
+		m, _ := raw[table].(map[string]any)
+		for _, k := range r.SortedKeys(m, []string{table}) {
+			if full := table + "." + k; !contains(allowed, full) {
+				r.At([]string{table}, k, "%s", tomlpos.UnknownKey(full, "the gate file", allowed))
+			}
+		}
+	}
+	if msg == "" {
+		return nil
+	}
+	sep := "; "
+	if strings.HasSuffix(msg, "?") {
+		sep = " "
+	}
+	return exit.Refusef("%s:%d: %s%ssee docs/contract.md", GateFile, line, msg, sep)
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
 }

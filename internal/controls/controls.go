@@ -47,7 +47,7 @@ type Spec struct {
 // the head (a regression), controls that did not fail (the gate is blind:
 // cannot judge), and notes with every count, beside the counts
 // themselves. It is the report's Controls, which keeps it for perfgate
-// compare; its Apply adds it to a verdict.
+// compare; judge.Verdict.AddChecks adds its lines to a verdict.
 type Outcome = report.Controls
 
 // Has reports whether the plan and the controls ask for any check this

@@ -326,8 +326,8 @@ func TestBlindIdleControlCannotBeJudged(t *testing.T) {
 	rep, out := runGate(t, p, service(), service(), 3)
 	v := rep.Verdict
 	// A load phase the machine spoiled decides the code itself (a metric
-	// that failed stays a regression: Apply's rule, tested in
-	// TestApply); otherwise the blind control makes it cannot judge.
+	// that failed stays a regression: judge.Verdict.AddChecks' rule, tested in
+	// judge's TestAddChecks); otherwise the blind control makes it cannot judge.
 	if !loadNoise(v) && v.Code != judge.CannotJudge {
 		t.Fatalf("verdict %s, want cannot judge", v.Word())
 	}

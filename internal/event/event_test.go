@@ -146,3 +146,16 @@ func TestIsZero(t *testing.T) {
 		}
 	}
 }
+
+func TestShortSHA(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"0123456789abcdef0123456789abcdef01234567", "0123456789ab"},
+		{"0123456789ab", "0123456789ab"},
+		{"main", "main"},
+		{"", ""},
+	} {
+		if got := event.ShortSHA(tc.in); got != tc.want {
+			t.Errorf("ShortSHA(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,21 +1,33 @@
-// Package exit maps errors to perfgate's exit codes in one place:
-// 0 pass, 1 regression, 2 cannot judge or refused input.
 package exit
 
 import (
 	"errors"
 	"fmt"
-
-	"github.com/perfgate/perfgate/internal/judge"
 )
 
-// The exit codes every command and the action agree on: the judge's
-// verdict codes, which own the numbers.
+// The exit codes every command and the action agree on. This package owns
+// the numbers and imports no other perfgate package, so anything may use
+// it; the judge's verdict codes are defined from these (judge.Pass is
+// exit.Pass), not the other way round.
 const (
-	Pass        = int(judge.Pass)
-	Regression  = int(judge.Regression)
-	CannotJudge = int(judge.CannotJudge)
+	Pass        = 0
+	Regression  = 1
+	CannotJudge = 2
 )
+
+// Word is the exit code in the one word the action's `verdict` output and
+// the published check use: "pass", "regression" or "cannot-judge" (any
+// code that is neither 0 nor 1 means the run could not be judged).
+func Word(code int) string {
+	switch code {
+	case Pass:
+		return "pass"
+	case Regression:
+		return "regression"
+	default:
+		return "cannot-judge"
+	}
+}
 
 // Error carries an exit code with the error that decided it.
 type Error struct {

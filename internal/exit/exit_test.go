@@ -24,3 +24,19 @@ func TestCode(t *testing.T) {
 		}
 	}
 }
+
+func TestWord(t *testing.T) {
+	for _, tc := range []struct {
+		code int
+		want string
+	}{
+		{Pass, "pass"},
+		{Regression, "regression"},
+		{CannotJudge, "cannot-judge"},
+		{3, "cannot-judge"},
+	} {
+		if got := Word(tc.code); got != tc.want {
+			t.Errorf("Word(%d) = %q, want %q", tc.code, got, tc.want)
+		}
+	}
+}

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
-	"github.com/perfgate/perfgate/internal/pairs"
 )
 
 // The knee rule, stage by stage up the ramp: stage i is the knee when the
@@ -411,8 +411,8 @@ func slope(xs, ys []float64) (float64, bool) {
 }
 
 // thresholds judges the plan's [[threshold]] limits over every measured
-// stage pooled, as perfgate load does over its one window (run.Thresholds,
-// judge.JudgeThreshold).
+// stage pooled, as perfgate load does over its one window
+// (judge.JudgeThresholds).
 func thresholds(r *Report) []judge.ThresholdResult {
 	if len(r.Settings.Thresholds) == 0 {
 		return nil
@@ -436,11 +436,11 @@ func thresholds(r *Report) []judge.ThresholdResult {
 		groups[i] = byName[n]
 		groups[i].Name = n
 	}
-	var out []judge.ThresholdResult
-	for _, t := range pairs.Thresholds(r.Settings.Thresholds, groups, names) {
-		out = append(out, judge.JudgeThreshold(t))
+	limits := make([]judge.Limit, len(r.Settings.Thresholds))
+	for i, th := range r.Settings.Thresholds {
+		limits[i] = judge.Limit(th)
 	}
-	return out
+	return judge.JudgeThresholds(limits, groups, names)
 }
 
 func routine(r *Report) {

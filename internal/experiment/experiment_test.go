@@ -131,15 +131,19 @@ gauges = ["/metrics"]
 	if m == nil {
 		t.Fatal("no gauge moved")
 	}
-	if m.Gauge != "capacity_pool_wait_seconds" {
-		t.Errorf("first gauge to move %s, want the pool wait", m.Gauge)
+	// The pool wait and the queue length leave zero at one instant, when
+	// the first request waits for a worker: no scrape orders them (on a
+	// crowded machine either is seen first). The pool in use, which
+	// follows the load from the first stage, must not be the one named.
+	if m.Gauge != "capacity_pool_wait_seconds" && m.Gauge != "capacity_queue_length" {
+		t.Errorf("first gauge to move %s, want the pool wait or the queue length", m.Gauge)
 	}
 	// p95 is known per second of answers (LatencyAtS is the start of the
 	// second it crossed in), the gauge to a scrape: the move must come
 	// before the end of that second, less one scrape for when the move was
 	// seen.
 	if m.LatencyAtS == nil || m.AtS-scrape.Seconds() >= *m.LatencyAtS+1 {
-		t.Errorf("%s: want the pool wait to move before p95 crossed the objective", m.Text)
+		t.Errorf("%s: want the pool's wait to show before p95 crossed the objective", m.Text)
 	}
 }
 

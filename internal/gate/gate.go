@@ -17,6 +17,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/arms"
+	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/controls"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/host"
@@ -45,7 +46,10 @@ type ArmSpec struct {
 // Options is one gate run.
 type Options struct {
 	Plan *plan.Plan
-	Vars *plan.Vars
+	// Judging says which plan's settings judge, for the report; nil when
+	// the gate has one plan (perfgate ab, demo).
+	Judging *report.Judging
+	Vars    *plan.Vars
 	// Arms are the run's arms, each tagged with its role: one base and one
 	// head, which the pairs drive against each other, and a variant when
 	// the controls hold a variant control (VariantOf makes one from the
@@ -64,6 +68,14 @@ type Options struct {
 	Log      io.Writer // a line per phase; nil for none
 	// ReadyTimeout bounds each arm's start; 0 means 60 s.
 	ReadyTimeout time.Duration
+	// PlanPath is the plan's path in the repository (perf/plan.toml) when
+	// Plan.Path is a copy outside it, as the exported head arm's is;
+	// empty: found from Plan.Path.
+	PlanPath string
+	// BaseNote is the sentence saying why the base was chosen (base.md's),
+	// kept in the report: the verdict service makes the release-notes
+	// line from it.
+	BaseNote string
 }
 
 // Files written under OutDir.
@@ -80,7 +92,7 @@ func VariantOf(head ArmSpec, overrides []string) (ArmSpec, error) {
 	if head.Port != 0 {
 		return ArmSpec{}, exit.Refusef("the variant control starts the head's command a second time beside the head, on a port of its own, but the head's port is fixed (%d); leave the port out and write @PORT@ in the head's command", head.Port)
 	}
-	if head.URL != "" && !strings.Contains(head.URL, "@PORT@") {
+	if head.URL != "" && !strings.Contains(head.URL, contract.PortPlaceholder) {
 		return ArmSpec{}, exit.Refusef("the variant control starts the head's command a second time beside the head, on a port of its own, but the head's URL %s names a fixed port; write @PORT@ in it", head.URL)
 	}
 	v := head
@@ -150,7 +162,7 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 	}
 	// Copies: the caller's specs stay templates.
 	specs := append([]ArmSpec(nil), o.Arms...)
-	ports, err := FreePorts(len(specs))
+	ports, err := host.FreePorts(len(specs))
 	if err != nil {
 		return nil, err
 	}
@@ -292,13 +304,18 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		Created: time.Now().UTC(),
 		Base:    base.Info,
 		Head:    head.Info,
+		Judging: o.Judging,
 		Settings: report.Settings{
-			Plan: o.Plan.Path, PlanPath: repoPath(o.Plan.Path, os.Getenv), Pairs: ab.Pairs, Rate: ab.Rate,
+			Plan: o.Plan.Path, PlanPath: o.PlanPath, Pairs: ab.Pairs, Rate: ab.Rate,
 			Warmup: report.Duration(ab.Warmup), Measure: report.Duration(ab.Measure), Idle: report.Duration(ab.Idle),
 		},
 		// The plan lines the verdict service annotates a breach on.
 		PlanLines: o.Plan.MetricLines(res.Input.Metrics),
 		Input:     res.Input,
+		BaseNote:  o.BaseNote,
+	}
+	if rep.Settings.PlanPath == "" {
+		rep.Settings.PlanPath = repoPath(o.Plan.Path, os.Getenv)
 	}
 	if variant != nil && checks.Variant != nil {
 		info := variant.Info
@@ -311,8 +328,8 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 	if has {
 		// Kept in the report, so perfgate compare applies it again.
 		rep.Controls = &checks
+		rep.Verdict.AddChecks(checks.Failures, checks.CannotJudge, checks.Notes)
 	}
-	rep.Controls.Apply(&rep.Verdict)
 	if err := report.Write(filepath.Join(o.OutDir, ReportFile), rep); err != nil {
 		return rep, err
 	}
@@ -376,9 +393,9 @@ func (a *ArmSpec) prepare(out string, free int) error {
 		a.Port = free
 	}
 	if a.URL == "" {
-		a.URL = "http://127.0.0.1:@PORT@"
+		a.URL = contract.DefaultURL
 	}
-	subst := strings.NewReplacer("@PORT@", strconv.Itoa(a.Port), "@DIR@", a.Dir)
+	subst := strings.NewReplacer(contract.PortPlaceholder, strconv.Itoa(a.Port), contract.DirPlaceholder, a.Dir)
 	fill := func(in []string) []string { // a copy: the caller's spec stays a template
 		out := make([]string, len(in))
 		for i, v := range in {

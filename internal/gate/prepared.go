@@ -13,7 +13,9 @@ import (
 
 	"github.com/perfgate/perfgate/internal/base"
 	"github.com/perfgate/perfgate/internal/contract"
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/host"
 	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
 	"github.com/perfgate/perfgate/internal/report"
@@ -22,7 +24,8 @@ import (
 
 // Prepared is a gate over the arms `perfgate prepare` built: each arm boots
 // from its own tree's contract (config, overrides, services), the base's
-// config is checked by the base binary first, and the plan is the head's.
+// config is checked by the base binary first, and the plan is the head's,
+// judged with the stricter of its and the base's settings (judging.go).
 type Prepared struct {
 	Target string // holds perf-base/ and perf-head/ (prepare's --out)
 	Repo   string // the checkout: the head's tree
@@ -47,15 +50,16 @@ func (pr Prepared) OutDir() string {
 	if pr.Out != "" {
 		return pr.Out
 	}
-	return filepath.Join(pr.Target, "perf-run")
+	return string(contract.Target(pr.Target).Run())
 }
 
 // Run boots both arms from their contracts over their own services, runs
 // the gate and tears everything down, also when ctx is canceled.
 func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
-	baseDir := filepath.Join(pr.Target, contract.BaseArm)
-	headDir := filepath.Join(pr.Target, contract.HeadArm)
+	target := contract.Target(pr.Target)
+	baseDir, headDir := target.Base(), target.Head()
 	pr.Out = pr.OutDir()
+	run := contract.RunDir(pr.Out)
 	if pr.RunID == "" {
 		pr.RunID = NewRunID()
 	}
@@ -64,9 +68,9 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	if err := ClearReports(pr.Out); err != nil {
 		return nil, err
 	}
-	choice, err := base.ReadFile(filepath.Join(baseDir, "base.md"))
+	choice, err := base.ReadFile(target.BaseNote())
 	if err != nil {
-		return nil, exit.Refusef("reading %s: %v: run `perfgate prepare` (or `perfgate unpack`) first", filepath.Join(baseDir, "base.md"), err)
+		return nil, exit.Refusef("reading %s: %v: run `perfgate prepare` (or `perfgate unpack`) first", target.BaseNote(), err)
 	}
 	baseC, err := contract.LoadArm(baseDir)
 	if err != nil {
@@ -82,13 +86,14 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	if err := headC.RunPrepare(ctx, pr.Repo, pr.Out, pr.Log); err != nil {
 		return nil, err
 	}
-	p, vars, err := pr.plan(headC)
+	p, vars, judging, err := pr.plan(headC, baseC, choice.Commit)
 	if err != nil {
 		return nil, err
 	}
-	// The controls are the head's gate file's, read against the plan the
-	// run uses; a plan's own [[control]] is refused, naming its line.
-	ctls, err := headC.ResolveControls(p)
+	// The controls are the gate files', the base's kinds over the head's,
+	// read against the plan the run judges with; a plan's own [[control]]
+	// is refused, naming its line.
+	ctls, err := judgingControls(p, baseC, headC, judging)
 	if err != nil {
 		return nil, err
 	}
@@ -99,12 +104,12 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	// once refused only after the compose projects were up. The arms' real
 	// ports are chosen after the services, which may take ports of their
 	// own; these only stand in for them.
-	checkPorts, err := FreePorts(2)
+	checkPorts, err := host.FreePorts(2)
 	if err != nil {
 		return nil, err
 	}
 	for i, c := range []*contract.Contract{baseC, headC} {
-		if err := c.CheckOverrides(ctx, checkPorts[i], filepath.Join(pr.Out, []string{"base", "head"}[i])); err != nil {
+		if err := c.CheckOverrides(ctx, checkPorts[i], run.Arm([]string{string(pairs.RoleBase), string(pairs.RoleHead)}[i])); err != nil {
 			return nil, err
 		}
 	}
@@ -124,7 +129,7 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		}
 		svc, err = services.Diff(ctx,
 			services.Tree{Dir: pr.Repo, Files: headC.Compose, Seeds: headC.Seeds, Project: project},
-			services.Tree{Dir: filepath.Join(baseDir, contract.TreeDir), Files: baseC.Compose, Seeds: baseC.Seeds, Project: project})
+			services.Tree{Dir: target.BaseTree(), Files: baseC.Compose, Seeds: baseC.Seeds, Project: project})
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +138,7 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		// deferred teardown's error out of what Run returns.
 		var running *services.Running
 		running, err = services.Up(ctx, svc, services.Start{
-			RunID: pr.RunID, LogDir: filepath.Join(pr.Out, "services"), Checkout: checkout, Owner: Owner(),
+			RunID: pr.RunID, LogDir: run.Services(), Checkout: checkout, Owner: Owner(),
 		})
 		if err != nil {
 			return nil, err
@@ -146,7 +151,7 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		}()
 	}
 
-	ports, err := FreePorts(3)
+	ports, err := host.FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
@@ -160,11 +165,11 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		// What each arm's generated files (the contract's generate) list.
 		baseServices, headServices = svc.Addresses(true), svc.Addresses(false)
 	}
-	baseArm, err := baseC.Render(ctx, contract.RenderOptions{Port: ports[0], Dir: filepath.Join(pr.Out, "base"), Cwd: checkoutDir, Rewrite: rewrite, Services: baseServices})
+	baseArm, err := baseC.Render(ctx, contract.RenderOptions{Port: ports[0], Dir: run.Arm(string(pairs.RoleBase)), Cwd: checkoutDir, Rewrite: rewrite, Services: baseServices})
 	if err != nil {
 		return nil, fmt.Errorf("rendering the base arm's config: %w", err)
 	}
-	headArm, err := headC.Render(ctx, contract.RenderOptions{Port: ports[1], Dir: filepath.Join(pr.Out, "head"), Cwd: checkoutDir, Services: headServices})
+	headArm, err := headC.Render(ctx, contract.RenderOptions{Port: ports[1], Dir: run.Arm(string(pairs.RoleHead)), Cwd: checkoutDir, Services: headServices})
 	if err != nil {
 		return nil, fmt.Errorf("rendering the head arm's config: %w", err)
 	}
@@ -173,11 +178,12 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	if err := baseC.CheckConfig(ctx, baseArm, choice.Commit); err != nil {
 		return nil, err
 	}
-	logf(pr.Log, "base: %s (%s)", short(choice.Commit), choice.Reason)
+	logf(pr.Log, "base: %s (%s)", event.ShortSHA(choice.Commit), choice.Reason)
 
 	head := headCommit(ctx, pr.Repo, pr.Getenv)
 	o := Options{
-		Plan: p, Vars: vars, Controls: ctls, Store: pr.Store, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
+		Plan: p, Judging: judging, Vars: vars, Controls: ctls, Store: pr.Store, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
+		PlanPath: armPlanPath(pr.Plan, headC), BaseNote: choice.Reason,
 		Arms: []ArmSpec{
 			armSpec(pairs.RoleBase, baseArm, ports[0], report.Build{Name: string(pairs.RoleBase), Commit: choice.Commit, Why: choice.Reason}),
 			armSpec(pairs.RoleHead, headArm, ports[1], report.Build{Name: string(pairs.RoleHead), Commit: head}),
@@ -188,7 +194,7 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		// time, with its own port and folder and the control's overrides
 		// laid over the head's by the same rendering, so it differs from
 		// the head in those alone.
-		variantArm, err := headC.Render(ctx, contract.RenderOptions{Port: ports[2], Dir: filepath.Join(pr.Out, string(pairs.RoleVariant)), Cwd: checkoutDir, Services: headServices, Extra: variant.Overrides})
+		variantArm, err := headC.Render(ctx, contract.RenderOptions{Port: ports[2], Dir: run.Arm(string(pairs.RoleVariant)), Cwd: checkoutDir, Services: headServices, Extra: variant.Overrides})
 		if err != nil {
 			return nil, fmt.Errorf("rendering the variant arm's config: %w", err)
 		}
@@ -197,31 +203,44 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	return Run(ctx, o)
 }
 
-func (pr Prepared) plan(head *contract.Contract) (*plan.Plan, *plan.Vars, error) {
+// armPlanPath is the plan's path in the repository when the run reads the
+// head arm's copy of it (no --plan given): the contract names it relative
+// to the tree it was exported from, so GitHub's annotations point at
+// perf/plan.toml, not at target/perf-run/arms/perf-head/.../perf/plan.toml.
+// With --plan, "" lets the report find the path from the file itself.
+func armPlanPath(given string, head *contract.Contract) string {
+	if given != "" || head.Plan == "" || filepath.IsAbs(head.Plan) {
+		return ""
+	}
+	return relative(head.Tree, filepath.Join(head.Tree, head.Plan))
+}
+
+// plan is the plan the run sends (the head's) with the settings it judges
+// with (judging.go), and its variables.
+func (pr Prepared) plan(head, base *contract.Contract, baseCommit string) (*plan.Plan, *plan.Vars, *report.Judging, error) {
 	path := pr.Plan
 	if path == "" {
 		path = filepath.Join(head.Tree, head.Plan)
 	}
-	p, err := plan.ParseFile(path)
+	hp, err := plan.ParseFile(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	if pr.Reshape != nil {
-		if err := pr.Reshape(&p.AB); err != nil {
-			return nil, nil, err
-		}
+	p, judging, err := judgingPlan(hp, base, baseCommit, pr.Reshape)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	if err := p.CheckAB(p.AB); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	v, err := plan.ResolveVars(p, pr.Vars, pr.Getenv)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if pr.Resolved != nil {
 		pr.Resolved(v)
 	}
-	return p, v, nil
+	return p, v, judging, nil
 }
 
 // armSpec starts a rendered arm: its own environment (fixed, overrides,
@@ -275,11 +294,4 @@ func headCommit(ctx context.Context, repo string, getenv func(string) string) st
 		return ""
 	}
 	return strings.TrimSpace(string(out))
-}
-
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
 }

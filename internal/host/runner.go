@@ -1,7 +1,3 @@
-// Package host reads facts about the machine perfgate runs on: the runner's
-// CPU model (retries are classified by it), which attempt of the gate this
-// is, and, for the action, the container perfgate itself runs in, so it can
-// run again beside it on the host's network.
 package host
 
 import (

@@ -118,9 +118,9 @@ func TestDetectableNote(t *testing.T) {
 		}
 	}
 	in := simulated(rng, 8, 0.12, 0, true)
-	in.Rule = RuleSeed
+	in.Rule = RuleMedians
 	if v := Judge(in); v.Metrics[0].Detectable != 0 || strings.Contains(strings.Join(v.Notes, "\n"), "scatter") {
-		t.Errorf("the seed's rule reports Detectable %v and notes %q: it is the paired rule's figure", v.Metrics[0].Detectable, v.Notes)
+		t.Errorf("the medians rule reports Detectable %v and notes %q: it is the paired rule's figure", v.Metrics[0].Detectable, v.Notes)
 	}
 }
 

@@ -1,7 +1,3 @@
-// Package judge decides a gate: pass, regression or cannot judge, from plain
-// numbers per arm per phase. It does no I/O and keeps no state, so the JSON
-// report can hold its whole input and `perfgate compare` can judge it again
-// offline with other tolerances.
 package judge
 
 // Metric names one figure measured per arm per phase. ID is "throughput",
@@ -90,7 +86,7 @@ type Idle struct {
 // Input is everything the judge reads. Base and Head hold one phase per
 // pair, in the same order. Tolerance maps a class or a metric ID to a
 // fraction; a metric ID beats its class, and both beat DefaultTolerance.
-// Rule is RulePaired or RuleSeed ("" is RulePaired). Idle is nil when no
+// Rule is RulePaired or RuleMedians ("" is RulePaired). Idle is nil when no
 // idle phase ran. Thresholds are the plan's absolute limits as the run
 // measured them on the head; Notes are the run's own remarks (a data
 // source that ran out and primed a cache), which every summary repeats.

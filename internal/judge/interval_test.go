@@ -74,3 +74,21 @@ func TestIntervalNarrowsWithPairs(t *testing.T) {
 		t.Errorf("PairsFor(0.99) = %d, want 8", got)
 	}
 }
+
+// TestSignedRankCut holds docs/judge.md's table of how sure the interval
+// can be at each number of pairs (8, the default, reaches 96.1 % between
+// the 4th smallest and 4th largest Walsh averages).
+func TestSignedRankCut(t *testing.T) {
+	for _, tc := range []struct {
+		pairs, k int
+		conf     float64
+	}{
+		{2, 1, 0.5}, {3, 1, 0.75}, {4, 1, 0.875}, {5, 1, 0.9375}, {6, 1, 0.96875},
+		{8, 4, 0.9609375}, {10, 9, 0.951171875},
+	} {
+		k, conf := signedRankCut(tc.pairs, 1-WantConfidence)
+		if k != tc.k || math.Abs(conf-tc.conf) > 1e-12 {
+			t.Errorf("%d pairs: cut %d at %v, want %d at %v", tc.pairs, k, conf, tc.k, tc.conf)
+		}
+	}
+}

@@ -11,7 +11,8 @@ import (
 // is itself a cannot-judge verdict, naming what is wrong.
 func Judge(in Input) Verdict {
 	in = splitUnexpected(in)
-	v := Verdict{Rule: ruleOf(in)}
+	in.Rule = ruleOf(in)
+	v := Verdict{Rule: in.Rule}
 	if bad := validate(in); len(bad) > 0 {
 		v.CannotJudge = bad
 		v.Code = CannotJudge
@@ -96,12 +97,14 @@ func Judge(in Input) Verdict {
 	return v
 }
 
-// ruleOf is the input's rule, RulePaired when it names none.
+// ruleOf is the input's rule, RulePaired when it names none; a report
+// written before the medians rule had its name is judged by it.
 func ruleOf(in Input) string {
 	if in.Rule == "" {
 		return RulePaired
 	}
-	return in.Rule
+	r, _ := CanonicalRule(in.Rule)
+	return r
 }
 
 // tolerance is the metric's tolerance and where it came from: its own ID
@@ -137,17 +140,17 @@ func judgeMetric(in Input, m Metric, rule string) MetricResult {
 		r.Ratio = r.Head / r.Base
 	}
 	// The rounding of each phase's value (Phase.Resolution) counts under
-	// the paired rule only; the seed's rule stays FerroFED's reading.
+	// the paired rule only; the medians rule stays FerroFED's gate's reading.
 	rbs, rhs := make([]float64, n), make([]float64, n)
-	if rule != RuleSeed {
+	if rule != RuleMedians {
 		for i := 0; i < n; i++ {
 			rbs[i], rhs[i] = in.Base[i].Resolution[m.ID], in.Head[i].Resolution[m.ID]
 		}
 	}
-	if rule == RuleSeed || r.ZeroBase {
-		// A base median of 0 has no ratio under either rule: the seed's
+	if rule == RuleMedians || r.ZeroBase {
+		// A base median of 0 has no ratio under either rule: the medians rule's
 		// absolute reading of a rise from 0 decides (docs/judge.md).
-		judgeSeed(&r, bs, hs, rbs, rhs)
+		judgeMedians(&r, bs, hs, rbs, rhs)
 	} else {
 		judgePaired(&r, bs, hs, rbs, rhs)
 	}
@@ -166,10 +169,10 @@ func judgeMetric(in Input, m Metric, rule string) MetricResult {
 	return r
 }
 
-// judgeSeed is FerroFED's gate's rule: the medians of the phases, the
+// judgeMedians is FerroFED's gate's rule: the medians of the phases, the
 // floor the worse of the two arms' own spreads, each pair breaching
 // against the same threshold.
-func judgeSeed(r *MetricResult, bs, hs, rb, rh []float64) {
+func judgeMedians(r *MetricResult, bs, hs, rb, rh []float64) {
 	r.Floor = math.Max(r.BaseSpread, r.HeadSpread)
 	r.Threshold = math.Max(r.Tolerance, r.Floor)
 	r.Worse, r.ZeroBase = worse(r.Base, r.Head, r.HigherIsBetter)
@@ -229,7 +232,7 @@ func judgePaired(r *MetricResult, bs, hs, rb, rh []float64) {
 	// The sign-flip bound reads only the ratios' magnitudes, so it bounds
 	// a fall (throughput) as it bounds a rise.
 	bound := math.Max(studentBound(len(ls), scatter), signFlipBound(ls, PairedAlpha))
-	// Worse and the floor read as the seed's do: head/base - 1 when lower
+	// Worse and the floor read as the medians rule's do: head/base - 1 when lower
 	// is better, 1 - head/base when higher is better.
 	if r.HigherIsBetter {
 		r.Worse, r.Floor = -math.Expm1(mean), -math.Expm1(-bound)

@@ -44,7 +44,7 @@ func TestMetricBoundaries(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.in.Rule = RuleSeed
+			tc.in.Rule = RuleMedians
 			v := Judge(tc.in)
 			if v.Code != tc.code {
 				t.Fatalf("code %d, want %d; verdict %+v", v.Code, tc.code, v)
@@ -84,7 +84,7 @@ func containsAll(lines []string, subs ...string) bool {
 
 func TestMedianAndSpread(t *testing.T) {
 	in := pairs(latencyMetric, []float64{90, 100, 110, 120}, []float64{100, 100, 100, 100})
-	in.Rule = RuleSeed
+	in.Rule = RuleMedians
 	r := Judge(in).Metrics[0]
 	if r.Base != 105 || r.Head != 100 {
 		t.Errorf("medians %v %v, want 105 100", r.Base, r.Head)
@@ -109,7 +109,7 @@ func TestDefaultToleranceByRule(t *testing.T) {
 		code Code
 	}{
 		{RulePaired, 105, Pass}, {RulePaired, 106, Regression},
-		{RuleSeed, 125, Pass}, {RuleSeed, 126, Regression},
+		{RuleMedians, 125, Pass}, {RuleMedians, 126, Regression},
 	} {
 		in := pairs(latencyMetric, four(100), four(tc.head))
 		in.Rule = tc.rule
@@ -118,8 +118,8 @@ func TestDefaultToleranceByRule(t *testing.T) {
 			t.Errorf("rule %s, head %v: code %v at tolerance %v (%s), want %v at the default", tc.rule, tc.head, v.Code, v.Metrics[0].Tolerance, v.Metrics[0].ToleranceSource, tc.code)
 		}
 	}
-	if DefaultToleranceOf(RulePaired, Latency) != 0.05 || DefaultToleranceOf(RuleSeed, Latency) != 0.25 || DefaultToleranceOf(RuleSeed, CPU) != 0.25 {
-		t.Errorf("defaults: paired latency %v, seed latency %v, seed cpu %v; want 5 %%, 25 %%, 25 %%", DefaultToleranceOf(RulePaired, Latency), DefaultToleranceOf(RuleSeed, Latency), DefaultToleranceOf(RuleSeed, CPU))
+	if DefaultToleranceOf(RulePaired, Latency) != 0.05 || DefaultToleranceOf(RuleMedians, Latency) != 0.25 || DefaultToleranceOf(RuleMedians, CPU) != 0.25 {
+		t.Errorf("defaults: paired latency %v, medians latency %v, medians cpu %v; want 5 %%, 25 %%, 25 %%", DefaultToleranceOf(RulePaired, Latency), DefaultToleranceOf(RuleMedians, Latency), DefaultToleranceOf(RuleMedians, CPU))
 	}
 }
 

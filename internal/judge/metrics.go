@@ -3,6 +3,8 @@ package judge
 import (
 	"fmt"
 	"strings"
+
+	"github.com/perfgate/perfgate/internal/exit"
 )
 
 // This file is the judge's vocabulary: the verdict codes, the metric IDs
@@ -14,23 +16,17 @@ import (
 // Code is a verdict, the same number as the process exit code.
 type Code int
 
-// The verdict codes.
+// The verdict codes: the exit codes, which internal/exit owns.
 const (
-	Pass        Code = 0
-	Regression  Code = 1
-	CannotJudge Code = 2
+	Pass        Code = exit.Pass
+	Regression  Code = exit.Regression
+	CannotJudge Code = exit.CannotJudge
 )
 
-// String is the verdict in words, as summaries print it.
+// String is the verdict in words, as summaries print it: exit.Word with
+// the hyphen a space ("cannot judge"), so the words live in one place.
 func (c Code) String() string {
-	switch c {
-	case Pass:
-		return "pass"
-	case Regression:
-		return "regression"
-	default:
-		return "cannot judge"
-	}
+	return strings.ReplaceAll(exit.Word(int(c)), "-", " ")
 }
 
 // Class groups metrics that share a default tolerance.
@@ -72,10 +68,10 @@ var DefaultTolerance = map[Class]float64{
 	Transactions: 0.10,
 }
 
-// SeedTolerance is FerroFED's gate's tolerance of each class, the default
-// under its rule (`[judge] rule = "seed"`): its floor, the arms' own
+// MediansTolerance is FerroFED's gate's tolerance of each class, the
+// default under its rule (`[judge] rule = "medians"`): its floor, the arms' own
 // spread, could not fall below the runner's drift, so its numbers are wide.
-var SeedTolerance = map[Class]float64{
+var MediansTolerance = map[Class]float64{
 	Latency:      0.25,
 	CPU:          0.25,
 	Throughput:   0.20,
@@ -86,8 +82,8 @@ var SeedTolerance = map[Class]float64{
 // DefaultToleranceOf is the class's default tolerance under rule ("" is
 // the paired rule).
 func DefaultToleranceOf(rule string, c Class) float64 {
-	if rule == RuleSeed {
-		return SeedTolerance[c]
+	if r, _ := CanonicalRule(rule); r == RuleMedians {
+		return MediansTolerance[c]
 	}
 	return DefaultTolerance[c]
 }
@@ -196,13 +192,28 @@ const (
 )
 
 // The rules the judge can apply to the metrics. RulePaired judges the
-// per-pair ratios head/base and is the default; RuleSeed is FerroFED's
+// per-pair ratios head/base and is the default; RuleMedians is FerroFED's
 // gate's rule (medians per arm, each arm's own spread as the floor), kept
 // for teams that need that reading exactly. docs/judge.md derives both.
 const (
-	RulePaired = "paired"
-	RuleSeed   = "seed"
+	RulePaired  = "paired"
+	RuleMedians = "medians"
+	// RuleMediansFormerName is what plans and reports called the medians
+	// rule before it had its public name (after FerroFED's gate, which
+	// perfgate grew from); it is still read, as RuleMedians.
+	RuleMediansFormerName = "seed"
 )
 
 // Rules lists the rules a plan may name.
-var Rules = []string{RulePaired, RuleSeed}
+var Rules = []string{RulePaired, RuleMedians}
+
+// CanonicalRule is the rule a written name means: the medians rule's
+// former name reads as RuleMedians, and renamed says so, so a plan can
+// warn; "" stays "" (the paired rule) and any other name is returned as
+// it is, for the caller to refuse.
+func CanonicalRule(name string) (rule string, renamed bool) {
+	if name == RuleMediansFormerName {
+		return RuleMedians, true
+	}
+	return name, false
+}

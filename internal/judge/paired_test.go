@@ -52,14 +52,14 @@ func TestPairedBoundaries(t *testing.T) {
 		{name: "every pair just over the default 5 % fails", in: pairs(latencyMetric, four(100), four(105.01)), code: Regression, breach: true, breached: 4, threshold: 0.05, says: "p50.search: the head is worse by 5.01 %"},
 		{name: "every pair exactly at the tolerance is no breach", in: pairs(latencyMetric, four(100), four(125)), tol: 0.25, code: Pass, threshold: 0.25},
 		{name: "every pair just over the tolerance fails", in: pairs(latencyMetric, four(100), four(125.01)), tol: 0.25, code: Regression, breach: true, breached: 4, threshold: 0.25, says: "p50.search: the head is worse by 25.01 %"},
-		// The seed's floor is each arm's own spread, 23.8 % here, all of it
+		// The medians rule's floor is each arm's own spread, 23.8 % here, all of it
 		// drift both arms shared; the paired ratios are all 1.2.
 		{name: "shared drift stays out of the floor", in: pairs(latencyMetric, drift, times(drift, 1.2)), tol: 0.10, code: Regression, breach: true, breached: 4, threshold: 0.10, says: "worse by 20 %"},
 		{name: "pairs that disagree raise the floor", in: pairs(latencyMetric, four(100), times(four(100), 1.3, 1.3, 1.3, 0.9)), code: Pass, breached: 3, threshold: pairedFloor(t3, 1.3, 1.3, 1.3, 0.9)},
 		{name: "2 of 4 pairs breaching is not most", in: pairs(latencyMetric, four(100), times(four(100), 1.5, 1.5, 1.24, 1.24)), tol: 0.25, code: Pass, breach: true, breached: 2, threshold: pairedFloor(t3, 1.5, 1.5, 1.24, 1.24), says: "not most"},
 		{name: "3 of 4 pairs breaching fails", in: pairs(latencyMetric, four(100), times(four(100), 1.5, 1.5, 1.5, 1.24)), tol: 0.25, code: Regression, breach: true, breached: 3, threshold: 0.25},
 		// The same scatter of ratios: 4 pairs cannot tell 10.9 % from noise,
-		// 8 pairs can. The seed's floor grows with pairs; this one shrinks.
+		// 8 pairs can. The medians rule's floor grows with pairs; this one shrinks.
 		{name: "4 pairs of a scattered 10 % slowdown pass", in: pairs(latencyMetric, four(100), times(four(100), 1.16, 1.06)), tol: 0.05, code: Pass, breached: 4, threshold: pairedFloor(t3, 1.16, 1.06, 1.16, 1.06)},
 		// With 8 pairs the sign-flip bound applies too, and is the higher here:
 		// of the 256 patterns of signs the third largest mean flips one 1.06.
@@ -103,19 +103,23 @@ func TestPairedBoundaries(t *testing.T) {
 	}
 }
 
-// The seed's rule on the shared-drift input passes what the paired rule
-// fails: the reason the paired rule is the default.
-func TestSeedRuleKeepsItsReading(t *testing.T) {
+// The medians rule on the shared-drift input passes what the paired rule
+// fails: the reason the paired rule is the default. Its former name, which
+// plans and reports written before it had its public one carry, judges the
+// same.
+func TestMediansRuleKeepsItsReading(t *testing.T) {
 	drift := []float64{100, 130, 80, 110}
 	in := pairs(latencyMetric, drift, times(drift, 1.2))
 	in.Tolerance = map[string]float64{"latency": 0.10}
-	in.Rule = RuleSeed
-	v := Judge(in)
-	if v.Code != Pass || v.Rule != RuleSeed || v.Metrics[0].Rule != RuleSeed {
-		t.Fatalf("seed rule: code %v rule %q, want a pass by the seed rule", v.Code, v.Rule)
-	}
-	if f := v.Metrics[0].Floor; math.Abs(f-25.0/105) > 1e-12 {
-		t.Errorf("seed floor %v, want the arms' spread 25/105", f)
+	for _, name := range []string{RuleMedians, RuleMediansFormerName} {
+		in.Rule = name
+		v := Judge(in)
+		if v.Code != Pass || v.Rule != RuleMedians || v.Metrics[0].Rule != RuleMedians {
+			t.Fatalf("rule %q: code %v rule %q, want a pass by the medians rule", name, v.Code, v.Rule)
+		}
+		if f := v.Metrics[0].Floor; math.Abs(f-25.0/105) > 1e-12 {
+			t.Errorf("rule %q: floor %v, want the arms' spread 25/105", name, f)
+		}
 	}
 	in.Rule = "median"
 	if v := Judge(in); v.Code != CannotJudge || !containsAll(v.CannotJudge, `rule "median"`) {
@@ -202,7 +206,7 @@ func TestThresholdsJudged(t *testing.T) {
 }
 
 // Issue 13's case: a tail 12 % slower in 7 of 8 pairs on a runner whose
-// speed wandered by a fifth, at a 5 % tolerance. The seed's floor became
+// speed wandered by a fifth, at a 5 % tolerance. The medians rule's floor became
 // the arms' own spread and the gate passed; the paired rule fails it.
 func TestIssue13TailSlowdown(t *testing.T) {
 	drift := []float64{100, 118, 84, 107, 93, 121, 88, 110}
@@ -215,7 +219,7 @@ func TestIssue13TailSlowdown(t *testing.T) {
 	for _, tc := range []struct {
 		rule string
 		code Code
-	}{{RuleSeed, Pass}, {RulePaired, Regression}} {
+	}{{RuleMedians, Pass}, {RulePaired, Regression}} {
 		in := pairs(m, drift, head)
 		in.Rule, in.Tolerance = tc.rule, map[string]float64{"latency": 0.05}
 		v := Judge(in)

@@ -19,8 +19,8 @@ func validate(in Input) []string {
 	if len(in.Base) != len(in.Head) {
 		bad = append(bad, fmt.Sprintf("the input holds %d base and %d head phases: each pair needs one of each", len(in.Base), len(in.Head)))
 	}
-	if in.Rule != "" && in.Rule != RulePaired && in.Rule != RuleSeed {
-		bad = append(bad, fmt.Sprintf("rule %q is no rule of the judge: use %q or %q", in.Rule, RulePaired, RuleSeed))
+	if in.Rule != "" && in.Rule != RulePaired && in.Rule != RuleMedians {
+		bad = append(bad, fmt.Sprintf("rule %q is no rule of the judge: use %q or %q", in.Rule, RulePaired, RuleMedians))
 	}
 	for _, t := range in.Thresholds {
 		for _, x := range []float64{t.BelowMS, t.Min, t.Value} {

@@ -1,7 +1,6 @@
 package pairs
 
 import (
-	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -110,50 +109,5 @@ func TestMetricListOrder(t *testing.T) {
 	want := []string{"throughput", "p50.a", "p50.b", "p99.a", "cpu_per_request", "peak_memory"}
 	if !reflect.DeepEqual(ids, want) {
 		t.Errorf("metrics %v, want %v", ids, want)
-	}
-}
-
-// Thresholds measure the pooled stats of every window: percentiles of the
-// answers as planned, success over every request, the share under a
-// limit counting failures as not under. A metric no plan could write
-// measures nothing rather than panic.
-func TestThresholdsMeasured(t *testing.T) {
-	ms := func(n ...int) []time.Duration {
-		var out []time.Duration
-		for _, v := range n {
-			out = append(out, time.Duration(v)*time.Millisecond)
-		}
-		return out
-	}
-	a := stats("a", ms(10, 20, 30, 40), map[int]uint64{200: 4, 500: 1}, nil)
-	b := stats("b", ms(100, 200), map[int]uint64{200: 2}, map[string]uint64{"timeout": 2})
-	names := []string{"a", "b"}
-	ths := []plan.Threshold{
-		{Group: "a", Metric: "p50", Below: 15 * time.Millisecond, Side: "client", Line: 3},
-		{Metric: "p100", Below: time.Second, Side: "client"},
-		{Group: "b", Metric: "success", Min: 0.5, Side: "client"},
-		{Metric: "under", Below: 50 * time.Millisecond, Min: 0.5, Side: "client"},
-		{Group: "a", Metric: "p90", Below: time.Second, Side: "server"},
-		{Metric: "", Side: "client"},
-	}
-	got := Thresholds(ths, []*load.GroupStats{a, b}, names)
-	want := []struct {
-		value   float64
-		samples uint64
-	}{
-		{20.015, 4},  // nearest rank: the 2nd of 4, as HDR reads its bucket
-		{200.063, 6}, // every group's answers, the slowest
-		{0.5, 4},     // 2 of 4 requests answered as planned
-		{4.0 / 9, 9}, // 4 answers under 50 ms of 9 requests
-		{0, 0},       // no server timing was read
-		{0, 0},
-	}
-	for i, w := range want {
-		if math.Abs(got[i].Value-w.value) > 0.01 || got[i].Samples != w.samples {
-			t.Errorf("threshold %d (%s): value %v over %d, want %v over %d", i, ths[i].Metric, got[i].Value, got[i].Samples, w.value, w.samples)
-		}
-	}
-	if got[0].Line != 3 || got[0].BelowMS != 15 || got[2].Min != 0.5 {
-		t.Errorf("limits not carried: %+v", got[0])
 	}
 }

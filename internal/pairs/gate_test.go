@@ -12,7 +12,7 @@ import (
 	"github.com/perfgate/perfgate/internal/armdb/armdbtest"
 	"github.com/perfgate/perfgate/internal/arms"
 	"github.com/perfgate/perfgate/internal/exampleservice"
-	"github.com/perfgate/perfgate/internal/gate"
+	"github.com/perfgate/perfgate/internal/host"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
@@ -29,7 +29,7 @@ func startArm(t *testing.T, name string, knobs ...string) pairs.Arm {
 	t.Helper()
 	// The gate's own port picker: below the ephemeral range, where an
 	// outgoing connection cannot take the port before the arm binds it.
-	ports, err := gate.FreePorts(1)
+	ports, err := host.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,5 +163,18 @@ expect = 200
 	if !strings.Contains(strings.Join(v.Notes, "\n"), "pair 1, base: data ids: the measured part's") ||
 		!strings.Contains(strings.Join(v.Notes, "\n"), "(cache primed)") {
 		t.Errorf("notes %q lack the primed-cache note of each pair and arm", v.Notes)
+	}
+}
+
+// rule = "seed", the medians rule's former name, still judges a real gate
+// by the medians rule, and the plan's warning about the name reaches the
+// verdict's notes, which every summary shows.
+func TestGateFormerRuleName(t *testing.T) {
+	v := runGate(t, "[judge]\nrule = \"seed\"\n"+shortGate, nil, nil)
+	if v.Rule != judge.RuleMedians || len(v.Metrics) == 0 || v.Metrics[0].Rule != judge.RuleMedians {
+		t.Fatalf("rule %q (metrics %d), want the medians rule", v.Rule, len(v.Metrics))
+	}
+	if !strings.Contains(strings.Join(v.Notes, "\n"), `plan.toml:2: rule = "seed" is the former name of the medians rule`) {
+		t.Errorf("notes %q lack the plan's warning about the rule's name", v.Notes)
 	}
 }

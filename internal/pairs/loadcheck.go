@@ -27,11 +27,7 @@ func LoadThresholds(p *plan.Plan, r *load.Result) []judge.ThresholdResult {
 	for i, g := range p.Groups {
 		names[i] = g.Name
 	}
-	var out []judge.ThresholdResult
-	for _, t := range Thresholds(p.Thresholds, r.Groups, names) {
-		out = append(out, judge.JudgeThreshold(t))
-	}
-	return out
+	return judge.JudgeThresholds(limits(p.Thresholds), r.Groups, names)
 }
 
 // WriteLoadVerdict writes the notes and the thresholds' lines under a load

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/arms"
@@ -116,7 +117,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	died := make(chan error, 1)
 	go c.watch(ctx, cancel, died)
 
-	res := &Result{Input: judge.Input{Tolerance: c.Plan.Tolerance, Rule: c.Plan.Rule}}
+	// The plan's warnings (a rule's former name) go with the verdict's notes,
+	// which every summary shows.
+	res := &Result{Input: judge.Input{Tolerance: c.Plan.Tolerance, Rule: c.Plan.Rule, Notes: slices.Clone(c.Plan.Warnings)}}
 	if c.Plan.AB.Idle > 0 {
 		idle, err := c.idle(ctx)
 		if err != nil {
@@ -152,7 +155,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	for i, g := range c.Plan.Groups {
 		names[i] = g.Name
 	}
-	res.Input.Thresholds = Thresholds(c.Plan.Thresholds, pooled(heads), names)
+	res.Input.Thresholds = judge.MeasureThresholds(limits(c.Plan.Thresholds), pooled(heads), names)
 	return res, nil
 }
 

@@ -65,7 +65,7 @@ func (p *Plan) checkAB(ab AB) []problem {
 	return out
 }
 
-// checkRate is the seed's rule: a group whose share of the rate reaches its
+// checkRate is FerroFED's gate's rule: a group whose share of the rate reaches its
 // max_rate (an emergency-access limit, say) would trip the target's own
 // limit, so the plan is refused rather than measured.
 func (p *Plan) checkRate(rate float64, order, what string, rateLine int) []problem {

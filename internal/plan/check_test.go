@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -8,15 +9,21 @@ import (
 	"github.com/perfgate/perfgate/internal/judge"
 )
 
+// TestJudgeRule: [judge] rule names the judge's rule; "seed", the medians
+// rule's former name, is still read as it, with a warning naming the line
+// and the new name.
 func TestJudgeRule(t *testing.T) {
 	for _, tc := range []struct {
-		name, plan, rule, refusal string
+		name, plan, rule, refusal, warning string
 	}{
-		{"default is paired", hello, judge.RulePaired, ""},
-		{"seed", "[judge]\nrule = \"seed\"\n" + hello, judge.RuleSeed, ""},
-		{"paired written", "[judge]\nrule = \"paired\"\n" + hello, judge.RulePaired, ""},
-		{"unknown rule", "[judge]\nrule = \"sead\"\n" + hello, "", `plan.toml:2: rule "sead" is no rule of the judge; write rule = "seed"`},
-		{"unknown key", "[judge]\nrules = \"seed\"\n" + hello, "", `plan.toml:2: unknown key "rules" in [judge]`},
+		{"default is paired", hello, judge.RulePaired, "", ""},
+		{"medians", "[judge]\nrule = \"medians\"\n" + hello, judge.RuleMedians, "", ""},
+		{"seed, the former name", "[judge]\nrule = \"seed\"\n" + hello, judge.RuleMedians, "",
+			`plan.toml:2: rule = "seed" is the former name of the medians rule (FerroFED's gate's); it judges the same, but write rule = "medians" (docs/judge.md)`},
+		{"paired written", "[judge]\nrule = \"paired\"\n" + hello, judge.RulePaired, "", ""},
+		{"near miss", "[judge]\nrule = \"median\"\n" + hello, "", `plan.toml:2: rule "median" is no rule of the judge; write rule = "medians"`, ""},
+		{"unknown rule", "[judge]\nrule = \"sead\"\n" + hello, "", `plan.toml:2: rule "sead" is no rule of the judge; write rule = one of "paired", "medians"`, ""},
+		{"unknown key", "[judge]\nrules = \"medians\"\n" + hello, "", `plan.toml:2: unknown key "rules" in [judge]; did you mean "rule"?`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Parse("plan.toml", []byte(tc.plan))
@@ -28,6 +35,13 @@ func TestJudgeRule(t *testing.T) {
 			}
 			if err != nil || p.Rule != tc.rule {
 				t.Fatalf("rule %q err %v, want %q", p.Rule, err, tc.rule)
+			}
+			var want []string
+			if tc.warning != "" {
+				want = []string{tc.warning}
+			}
+			if !slices.Equal(p.Warnings, want) {
+				t.Errorf("warnings %q, want %q", p.Warnings, want)
 			}
 		})
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
 // Control kinds: a control proves on every run that the gate can still
@@ -59,16 +61,10 @@ func (cs Controls) Of(kind string) (Control, bool) {
 // The idle control's plan is not read and the variant's counter not
 // looked up: Resolve does both once the main plan is known.
 func ParseControls(file string, data []byte) (Controls, error) {
-	pos, err := scanPositions(file, string(data))
+	ps, raw, err := newParser(file, data)
 	if err != nil {
 		return nil, err
 	}
-	var raw map[string]any
-	if _, err := toml.Decode(string(data), &raw); err != nil {
-		return nil, syntaxRefusal(file, err)
-	}
-	ps := &parser{file: file, dir: filepath.Dir(file), pos: pos, p: Default()}
-	ps.problems.plan = file
 	cs := ps.controlTables(raw)
 	if err := ps.first(); err != nil {
 		return nil, err
@@ -102,43 +98,43 @@ func (ps *parser) controlTables(raw map[string]any) Controls {
 	const example = `[[control]] with kind = "idle", plan = "busy-loop.toml"`
 	var out Controls
 	kinds := map[string]int{}
-	for i, m := range ps.tables(raw, nil, "control", example) {
+	for i, m := range ps.Tables(raw, nil, "control", example) {
 		cp := []string{"control", strconv.Itoa(i)}
-		c := Control{File: ps.file, Line: ps.lineOf(cp)}
-		c.PlanLine, c.CounterLine, c.OverridesLine = ps.lineOf(join(cp, "plan")), ps.lineOf(join(cp, "counter")), ps.lineOf(join(cp, "overrides"))
-		kind, ok := ps.str(m, cp, "kind", `kind = "idle"`)
+		c := Control{File: ps.file, Line: ps.Line(cp)}
+		c.PlanLine, c.CounterLine, c.OverridesLine = ps.Line(tomlpos.Join(cp, "plan")), ps.Line(tomlpos.Join(cp, "counter")), ps.Line(tomlpos.Join(cp, "overrides"))
+		kind, ok := ps.Str(m, cp, "kind", `kind = "idle"`)
 		if !ok {
 			if _, present := m["kind"]; !present {
-				ps.at(cp, "", "this control has no kind; write kind = \"idle\" (a store poller that never waits) or kind = \"variant\" (the head with extra overrides)")
+				ps.At(cp, "", "this control has no kind; write kind = \"idle\" (a store poller that never waits) or kind = \"variant\" (the head with extra overrides)")
 			}
 			continue
 		}
 		c.Kind = kind
 		if first, dup := kinds[kind]; dup {
-			ps.at(cp, "kind", "the %s control is already declared on line %d; keep one", kind, first)
+			ps.At(cp, "kind", "the %s control is already declared on line %d; keep one", kind, first)
 		}
-		kinds[kind] = ps.lineOf(join(cp, "kind"))
+		kinds[kind] = ps.Line(tomlpos.Join(cp, "kind"))
 		switch kind {
 		case ControlIdle:
-			ps.known(m, cp, "[[control]] of kind idle", "kind", "plan")
-			f, ok := ps.str(m, cp, "plan", `plan = "busy-loop.toml"`)
+			ps.Known(m, cp, "[[control]] of kind idle", "kind", "plan")
+			f, ok := ps.Str(m, cp, "plan", `plan = "busy-loop.toml"`)
 			if !ok {
 				if _, present := m["plan"]; !present {
-					ps.at(cp, "", "the idle control names no plan; write plan = \"busy-loop.toml\" (a plan whose [ab] idle limits the planted poller must fail)")
+					ps.At(cp, "", "the idle control names no plan; write plan = \"busy-loop.toml\" (a plan whose [ab] idle limits the planted poller must fail)")
 				}
 				break
 			}
 			c.PlanFile = f
 		case ControlVariant:
-			ps.known(m, cp, "[[control]] of kind variant", "kind", "overrides", "counter")
+			ps.Known(m, cp, "[[control]] of kind variant", "kind", "overrides", "counter")
 			c.Overrides = ps.overrides(m, cp)
-			if n, ok := ps.str(m, cp, "counter", `counter = "exchanges"`); ok {
+			if n, ok := ps.Str(m, cp, "counter", `counter = "exchanges"`); ok {
 				c.Counter = n
 			} else if _, present := m["counter"]; !present {
-				ps.at(cp, "", "the variant control names no counter; write counter = \"exchanges\", the [[counter]] the variant must fail")
+				ps.At(cp, "", "the variant control names no counter; write counter = \"exchanges\", the [[counter]] the variant must fail")
 			}
 		default:
-			ps.at(cp, "kind", "control kind %q is not known; write %s", kind, oneOf(kind, []string{ControlIdle, ControlVariant}, "kind = %q"))
+			ps.At(cp, "kind", "control kind %q is not known; write %s", kind, tomlpos.OneOf(kind, []string{ControlIdle, ControlVariant}, "kind = %q"))
 		}
 		out = append(out, c)
 	}
@@ -207,7 +203,7 @@ func resolveControl(c *Control, dir string, main *Plan, add func(line int, forma
 		if len(names) == 0 {
 			add(c.CounterLine, "counter %q is not declared%s; add a [[counter]] with name = %q there, the count this variant must fail", c.Counter, where, c.Counter)
 		} else {
-			add(c.CounterLine, "counter %q is not declared%s; write %s", c.Counter, where, oneOf(c.Counter, names, "counter = %q"))
+			add(c.CounterLine, "counter %q is not declared%s; write %s", c.Counter, where, tomlpos.OneOf(c.Counter, names, "counter = %q"))
 		}
 	}
 }
@@ -216,12 +212,12 @@ func resolveControl(c *Control, dir string, main *Plan, add func(line int, forma
 func (ps *parser) overrides(m map[string]any, cp []string) []string {
 	v, ok := m["overrides"]
 	if !ok {
-		ps.at(cp, "", "the variant control has no overrides; write overrides = [\"EXAMPLED_TOKEN_CACHE=false\"], what makes it differ from the head")
+		ps.At(cp, "", "the variant control has no overrides; write overrides = [\"EXAMPLED_TOKEN_CACHE=false\"], what makes it differ from the head")
 		return nil
 	}
 	list, isList := v.([]any)
 	if !isList || len(list) == 0 {
-		ps.at(cp, "overrides", "overrides must be a list of \"NAME=VALUE\" strings; write overrides = [\"EXAMPLED_TOKEN_CACHE=false\"]")
+		ps.At(cp, "overrides", "overrides must be a list of \"NAME=VALUE\" strings; write overrides = [\"EXAMPLED_TOKEN_CACHE=false\"]")
 		return nil
 	}
 	var out []string
@@ -229,7 +225,7 @@ func (ps *parser) overrides(m map[string]any, cp []string) []string {
 		s, isStr := e.(string)
 		name, _, hasEq := strings.Cut(s, "=")
 		if !isStr || !hasEq || !isEnvName(name) {
-			ps.at(cp, "overrides", "override %v is not NAME=VALUE; write overrides = [\"EXAMPLED_TOKEN_CACHE=false\"]", e)
+			ps.At(cp, "overrides", "override %v is not NAME=VALUE; write overrides = [\"EXAMPLED_TOKEN_CACHE=false\"]", e)
 			continue
 		}
 		out = append(out, s)

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
 // Counter is a [[counter]] table: after the pairs, perfgate sends Requests
@@ -11,7 +13,7 @@ import (
 // HTTP path on the arm (URL, the body a number or Field a JSON field by
 // dotted path) or an SQL query on the arm's store database (SQL). The
 // count's growth may be at most MaxPerRequest of the requests sent: the
-// seed's token exchanges at most 5 % of definition reads, which a missing
+// FerroFED's gate's token exchanges at most 5 % of definition reads, which a missing
 // cache (one exchange per request) fails and a latency tolerance misses.
 // internal/controls runs it (docs/controls.md).
 type Counter struct {
@@ -28,7 +30,7 @@ type Counter struct {
 // StoreWrites is a [[store_writes]] table: the head's store must have
 // written (inserted or updated) at least one row of Table per request of
 // Group the head answered as expected in the A/B run, read from
-// PostgreSQL's pg_stat_user_tables: the seed's emergency accesses, each
+// PostgreSQL's pg_stat_user_tables: FerroFED's gate's emergency accesses, each
 // recorded once whatever the access log does.
 type StoreWrites struct {
 	Group string
@@ -38,70 +40,68 @@ type StoreWrites struct {
 
 var tableName = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*\.)?[A-Za-z_][A-Za-z0-9_]*$`)
 
-// DefaultCounterRequests is the seed's 200 definition reads.
+// DefaultCounterRequests is FerroFED's gate's 200 definition reads.
 const DefaultCounterRequests = 200
 
 func (ps *parser) counters(raw map[string]any) {
 	const example = `[[counter]] with name = "exchanges", group = "onward", url = "/calls", field = "exchanges", max_per_request = 5`
 	names := map[string]int{}
-	for i, m := range ps.tables(raw, nil, "counter", example) {
+	for i, m := range ps.Tables(raw, nil, "counter", example) {
 		cp := []string{"counter", strconv.Itoa(i)}
-		c := Counter{Requests: DefaultCounterRequests, Line: ps.lineOf(cp)}
-		ps.known(m, cp, "[[counter]]", "name", "group", "requests", "url", "field", "sql", "max_per_request")
-		name, ok := ps.str(m, cp, "name", `name = "exchanges"`)
+		c := Counter{Requests: DefaultCounterRequests, Line: ps.Line(cp)}
+		ps.Known(m, cp, "[[counter]]", "name", "group", "requests", "url", "field", "sql", "max_per_request")
+		name, ok := ps.Str(m, cp, "name", `name = "exchanges"`)
 		switch {
 		case !ok:
-			if _, present := m["name"]; !present {
-				ps.at(cp, "", "this counter has no name; write name = \"exchanges\" under its [[counter]]")
-			}
+			ps.Need(m, cp, "name", "this counter", "name", `name = "exchanges"`, "[[counter]]")
 		case !isGroupName(name):
-			ps.at(cp, "name", "counter name %q must be letters, digits, - and _; write name = %q", name, groupNameFix(name, i))
+			ps.At(cp, "name", "counter name %q must be letters, digits, - and _; write name = %q", name, groupNameFix(name, i))
 		default:
 			if first, dup := names[name]; dup {
-				ps.at(cp, "name", "counter name %q is already used on line %d; write a different name", name, first)
+				ps.At(cp, "name", "counter name %q is already used on line %d; write a different name", name, first)
 			}
-			names[name] = ps.lineOf(join(cp, "name"))
+			names[name] = ps.Line(tomlpos.Join(cp, "name"))
 		}
 		c.Name = name
 		c.Group = ps.groupRef(m, cp, "counter")
-		if n, ok := ps.num(m, cp, "requests", "requests = 200", 0, true, 100000); ok {
+		if n, ok := ps.Num(m, cp, "requests", "requests = 200", 0, true, 100000); ok {
 			if n != float64(int(n)) {
-				ps.at(cp, "requests", "requests must be a whole number, not %s; write requests = %d", fnum(n), int(n)+1)
+				ps.At(cp, "requests", "requests must be a whole number, not %s; write requests = %d", fnum(n), int(n)+1)
 			}
 			c.Requests = int(n)
 		}
-		c.URL, _ = ps.str(m, cp, "url", `url = "/calls"`)
-		c.Field, _ = ps.str(m, cp, "field", `field = "exchanges"`)
-		c.SQL, _ = ps.str(m, cp, "sql", `sql = "SELECT count(*) FROM exchanges"`)
+		c.URL, _ = ps.Str(m, cp, "url", `url = "/calls"`)
+		c.Field, _ = ps.Str(m, cp, "field", `field = "exchanges"`)
+		c.SQL, _ = ps.Str(m, cp, "sql", `sql = "SELECT count(*) FROM exchanges"`)
 		switch {
 		case c.URL == "" && c.SQL == "":
-			ps.at(cp, "", "counter %q reads nothing; write url = \"/calls\" (a path on the arm answering a number or JSON) or sql = \"SELECT ...\" (a query on the arm's store)", name)
+			ps.At(cp, "", "counter %q reads nothing; write url = \"/calls\" (a path on the arm answering a number or JSON) or sql = \"SELECT ...\" (a query on the arm's store)", name)
 		case c.URL != "" && c.SQL != "":
-			ps.at(cp, "sql", "counter %q has both url and sql; keep one of them", name)
+			ps.At(cp, "sql", "counter %q has both url and sql; keep one of them", name)
 		case c.URL != "" && !strings.HasPrefix(c.URL, "/"):
-			ps.at(cp, "url", "url %q must be a path on the arm, starting with /; write url = \"/calls\"", c.URL)
+			ps.At(cp, "url", "url %q must be a path on the arm, starting with /; write url = \"/calls\"", c.URL)
 		case c.Field != "" && c.URL == "":
-			ps.at(cp, "field", "field reads a JSON answer, but counter %q reads sql; drop field", name)
+			ps.At(cp, "field", "field reads a JSON answer, but counter %q reads sql; drop field", name)
 		}
-		if v, ok := ps.num(m, cp, "max_per_request", "max_per_request = 5", 0, false, 1e6); ok {
+		if v, ok := ps.Num(m, cp, "max_per_request", "max_per_request = 5", 0, false, 1e6); ok {
 			c.MaxPerRequest = v / 100
 		} else if _, present := m["max_per_request"]; !present {
-			ps.at(cp, "", "counter %q has no limit; write max_per_request = 5 (percent of the requests sent)", name)
+			ps.At(cp, "", "counter %q has no limit; write max_per_request = 5 (percent of the requests sent)", name)
 		}
 		ps.p.Counters = append(ps.p.Counters, c)
 	}
-	for i, m := range ps.tables(raw, nil, "store_writes", `[[store_writes]] with group = "create", table = "items"`) {
+	for i, m := range ps.Tables(raw, nil, "store_writes", `[[store_writes]] with group = "create", table = "items"`) {
 		wp := []string{"store_writes", strconv.Itoa(i)}
-		w := StoreWrites{Line: ps.lineOf(wp)}
-		ps.known(m, wp, "[[store_writes]]", "group", "table")
+		w := StoreWrites{Line: ps.Line(wp)}
+		ps.Known(m, wp, "[[store_writes]]", "group", "table")
 		w.Group = ps.groupRef(m, wp, "store_writes")
-		if t, ok := ps.str(m, wp, "table", `table = "items"`); ok {
+		if t, ok := ps.Str(m, wp, "table", `table = "items"`); ok {
 			if !tableName.MatchString(t) {
-				ps.at(wp, "table", "table %q is not a table name; write table = \"schema.table\" or table = \"table\"", t)
+				ps.At(wp, "table", "table %q is not a table name; write table = \"schema.table\" or table = \"table\"", t)
 			}
 			w.Table = t
 		} else if _, present := m["table"]; !present {
-			ps.at(wp, "", "[[store_writes]] names no table; write table = \"items\"")
+			ps.At(wp, "", "[[store_writes]] names no table; write table = \"items\"")
 		}
 		ps.p.StoreWrites = append(ps.p.StoreWrites, w)
 	}
@@ -109,10 +109,10 @@ func (ps *parser) counters(raw map[string]any) {
 
 // groupRef reads a group = "name" that must name one of the plan's groups.
 func (ps *parser) groupRef(m map[string]any, path []string, where string) string {
-	g, ok := ps.str(m, path, "group", `group = "hello"`)
+	g, ok := ps.Str(m, path, "group", `group = "hello"`)
 	if !ok {
 		if _, present := m["group"]; !present {
-			ps.at(path, "", "this [[%s]] names no request group; write group = %q", where, ps.firstGroup())
+			ps.At(path, "", "this [[%s]] names no request group; write group = %q", where, ps.firstGroup())
 		}
 		return ""
 	}
@@ -123,7 +123,7 @@ func (ps *parser) groupRef(m map[string]any, path []string, where string) string
 		}
 		known = append(known, x.Name)
 	}
-	ps.at(path, "group", "group %q is not one of the plan's groups; write %s", g, oneOf(g, known, "group = %q"))
+	ps.At(path, "group", "group %q is not one of the plan's groups; write %s", g, tomlpos.OneOf(g, known, "group = %q"))
 	return g
 }
 

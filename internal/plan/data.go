@@ -57,7 +57,7 @@ func (ps *parser) readValues(d *DataSource) {
 	fileKey := []string{"data", d.Name, "file"}
 	raw, err := readRegular(d.path, 512<<20)
 	if err != nil {
-		ps.at(fileKey, "", "cannot read data file %s (%v); write file = the path of a file of values, one a line, relative to the plan's folder", d.path, err)
+		ps.At(fileKey, "", "cannot read data file %s (%v); write file = the path of a file of values, one a line, relative to the plan's folder", d.path, err)
 		return
 	}
 	seen := map[string]int{}
@@ -92,7 +92,7 @@ func (ps *parser) readValues(d *DataSource) {
 	}
 	warmN := int(math.Round(float64(len(values)) * d.WarmupFraction))
 	if d.WarmupFraction > 0 && warmN == 0 || len(values)-warmN < 1 {
-		ps.at(fileKey, "", "data file %s holds %d values, too few to give the warm-up %.0f%% and the measured stage the rest; add values to it", d.File, len(values), d.WarmupFraction*100)
+		ps.At(fileKey, "", "data file %s holds %d values, too few to give the warm-up %.0f%% and the measured stage the rest; add values to it", d.File, len(values), d.WarmupFraction*100)
 		return
 	}
 	d.warm, d.measured = split(values, warmN)
@@ -146,12 +146,12 @@ func (ps *parser) readBody(g *Group, key []string) {
 		return
 	}
 	if st, err := os.Stat(g.bodyPath); err == nil && st.Mode().IsRegular() && st.Size() > MaxBodyBytes {
-		ps.at(key, "", "body file %s holds %d bytes, over the %d MiB limit of a request body; send a smaller body (perfgate holds each body in memory for the run)", g.bodyPath, st.Size(), MaxBodyBytes>>20)
+		ps.At(key, "", "body file %s holds %d bytes, over the %d MiB limit of a request body; send a smaller body (perfgate holds each body in memory for the run)", g.bodyPath, st.Size(), MaxBodyBytes>>20)
 		return
 	}
 	body, err := readRegularString(g.bodyPath, MaxBodyBytes)
 	if err != nil {
-		ps.at(key, "", "cannot read body file %s (%v); write body_file = a path relative to the plan's folder, or the body inline as body = '...'", g.bodyPath, err)
+		ps.At(key, "", "cannot read body file %s (%v); write body_file = a path relative to the plan's folder, or the body inline as body = '...'", g.bodyPath, err)
 		return
 	}
 	if ps.bodies == nil {

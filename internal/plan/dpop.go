@@ -9,6 +9,7 @@ import (
 	"github.com/perfgate/perfgate/internal/dpop"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
 // dpopKey reads a group's dpop_key_file (docs/dpop.md). The key itself is
@@ -18,17 +19,17 @@ import (
 // signed ahead of the send) and an Authorization header, when it has one,
 // that names one token in the Bearer or DPoP scheme and draws no data.
 func (ps *parser) dpopKey(m map[string]any, gp []string, g *Group) {
-	f, ok := ps.str(m, gp, "dpop_key_file", `dpop_key_file = "../target/perf-run/dpop.pem"`)
+	f, ok := ps.Str(m, gp, "dpop_key_file", `dpop_key_file = "../target/perf-run/dpop.pem"`)
 	if !ok {
 		return
 	}
-	key := join(gp, "dpop_key_file")
+	key := tomlpos.Join(gp, "dpop_key_file")
 	if strings.TrimSpace(f) == "" {
-		ps.at(gp, "dpop_key_file", "dpop_key_file is empty; write the path of a P-256 PEM key relative to the plan's folder, such as dpop_key_file = \"../target/perf-run/dpop.pem\"")
+		ps.At(gp, "dpop_key_file", "dpop_key_file is empty; write the path of a P-256 PEM key relative to the plan's folder, such as dpop_key_file = \"../target/perf-run/dpop.pem\"")
 		return
 	}
 	g.DPoPKeyFile = f
-	g.dpopLine = ps.lineOf(key)
+	g.dpopLine = ps.Line(key)
 	data := map[string]bool{}
 	for _, d := range ps.p.Data {
 		data[d.Name] = true
@@ -37,7 +38,7 @@ func (ps *parser) dpopKey(m map[string]any, gp []string, g *Group) {
 	for _, n := range parseTemplate(before).names() {
 		if data[n] {
 			fixed := strings.ReplaceAll(strings.ReplaceAll(before, "/{"+n+"}", ""), "{"+n+"}", "")
-			ps.at(gp, "dpop_key_file", "group %q sends DPoP proofs but its path draws {%s} before the query; a proof's htu is signed ahead of the send, so move {%s} into the query (path = \"%s?%s={%s}\") or drop dpop_key_file", g.Name, n, n, fixed, n, n)
+			ps.At(gp, "dpop_key_file", "group %q sends DPoP proofs but its path draws {%s} before the query; a proof's htu is signed ahead of the send, so move {%s} into the query (path = \"%s?%s={%s}\") or drop dpop_key_file", g.Name, n, n, fixed, n, n)
 		}
 	}
 	for _, h := range g.Header {
@@ -47,7 +48,7 @@ func (ps *parser) dpopKey(m map[string]any, gp []string, g *Group) {
 		t := parseTemplate(h.Value)
 		for _, n := range t.names() {
 			if data[n] {
-				ps.at(gp, "dpop_key_file", "group %q sends DPoP proofs but its Authorization header draws {%s}; a proof binds one token, so write the token as a variable: Authorization = \"Bearer {token}\"", g.Name, n)
+				ps.At(gp, "dpop_key_file", "group %q sends DPoP proofs but its Authorization header draws {%s}; a proof binds one token, so write the token as a variable: Authorization = \"Bearer {token}\"", g.Name, n)
 			}
 		}
 		// The scheme is checked with each placeholder standing for a
@@ -61,7 +62,7 @@ func (ps *parser) dpopKey(m map[string]any, gp []string, g *Group) {
 			}
 		}
 		if _, _, err := dpop.Scheme(probe.String()); err != nil && !wholePlaceholder(t) {
-			ps.at(gp, "dpop_key_file", "group %q sends DPoP proofs but %v; write Authorization = \"Bearer {token}\" (sent as \"DPoP <token>\"), or no Authorization header for a proof bound to no token", g.Name, err)
+			ps.At(gp, "dpop_key_file", "group %q sends DPoP proofs but %v; write Authorization = \"Bearer {token}\" (sent as \"DPoP <token>\"), or no Authorization header for a proof bound to no token", g.Name, err)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
 // Experiment is the plan's [experiment] table: a capacity experiment for
@@ -76,15 +77,15 @@ func defaultExperiment() Experiment {
 
 func (ps *parser) experiment(raw map[string]any) {
 	ps.p.Experiment = defaultExperiment()
-	m, ok := ps.table(raw, nil, "experiment", `[experiment] with model = "closed"`)
+	m, ok := ps.Table(raw, nil, "experiment", `[experiment] with model = "closed"`)
 	if !ok {
 		return
 	}
 	ep := []string{"experiment"}
 	e := &ps.p.Experiment
-	e.Written, e.Line = true, ps.lineOf(ep)
+	e.Written, e.Line = true, ps.Line(ep)
 	common := []string{"model", "group", "control", "warmup", "success", "latency", "objective", "knee_tolerance", "hit_status", "hit_header", "hit_field", "hit_value", "gauges"}
-	model, _ := ps.str(m, ep, "model", `model = "closed"`)
+	model, _ := ps.Str(m, ep, "model", `model = "closed"`)
 	var own []string
 	switch model {
 	case "open":
@@ -96,27 +97,27 @@ func (ps *parser) experiment(raw map[string]any) {
 	case "clients":
 		own = []string{"clients", "ramp_up", "throughput", "on_error", "duration"}
 	case "":
-		ps.at(ep, "", "[experiment] names no model; write model = %s", quotedList(experimentModels))
+		ps.At(ep, "", "[experiment] names no model; write model = %s", quotedList(experimentModels))
 		return
 	default:
-		ps.at(ep, "model", "model %q is not an experiment model; write model = %s", model, oneOf(model, experimentModels, `"%s"`))
+		ps.At(ep, "model", "model %q is not an experiment model; write model = %s", model, tomlpos.OneOf(model, experimentModels, `"%s"`))
 		return
 	}
 	e.Model = model
-	ps.known(m, ep, fmt.Sprintf("[experiment] with model = %q", model), append(common, own...)...)
+	ps.Known(m, ep, fmt.Sprintf("[experiment] with model = %q", model), append(common, own...)...)
 	for _, k := range []struct {
 		key string
 		dst *string
 	}{{"group", &e.Group}, {"control", &e.Control}} {
-		if s, ok := ps.str(m, ep, k.key, k.key+` = "search"`); ok {
+		if s, ok := ps.Str(m, ep, k.key, k.key+` = "search"`); ok {
 			if !ps.hasGroup(s) {
-				ps.at(ep, k.key, "%s %q names no [[group]] of this plan; write %s = %s", k.key, s, k.key, oneOf(s, ps.groupNames(), `"%s"`))
+				ps.At(ep, k.key, "%s %q names no [[group]] of this plan; write %s = %s", k.key, s, k.key, tomlpos.OneOf(s, ps.groupNames(), `"%s"`))
 			}
 			*k.dst = s
 		}
 	}
 	if e.Control != "" && model != "closed" && model != "open" {
-		ps.at(ep, "control", "a control ramp repeats a ramp, and model %q has none; remove control, or use model = \"closed\"", model)
+		ps.At(ep, "control", "a control ramp repeats a ramp, and model %q has none; remove control, or use model = \"closed\"", model)
 	}
 	if d, ok := ps.dur(m, ep, "warmup", `warmup = "2s"`, false); ok {
 		e.Warmup = d
@@ -124,13 +125,13 @@ func (ps *parser) experiment(raw map[string]any) {
 	if d, ok := ps.dur(m, ep, "stage", `stage = "10s"`, true); ok {
 		e.Stage = d
 	}
-	if f, ok := ps.num(m, ep, "success", "success = 99", 0, true, 100); ok {
+	if f, ok := ps.Num(m, ep, "success", "success = 99", 0, true, 100); ok {
 		e.Success = f / 100
 	}
-	if s, ok := ps.str(m, ep, "latency", `latency = "p95"`); ok {
+	if s, ok := ps.Str(m, ep, "latency", `latency = "p95"`); ok {
 		p, err := strconv.ParseFloat(strings.TrimPrefix(s, "p"), 64)
 		if !strings.HasPrefix(s, "p") || err != nil || !(p > 0 && p <= 100) {
-			ps.at(ep, "latency", "latency %q is not a percentile; write latency = \"p95\" (or p50, p90, p99)", s)
+			ps.At(ep, "latency", "latency %q is not a percentile; write latency = \"p95\" (or p50, p90, p99)", s)
 		} else {
 			e.Percentile = p
 		}
@@ -138,7 +139,7 @@ func (ps *parser) experiment(raw map[string]any) {
 	if d, ok := ps.dur(m, ep, "objective", `objective = "150ms"`, true); ok {
 		e.Objective = d
 	}
-	if f, ok := ps.num(m, ep, "knee_tolerance", "knee_tolerance = 10", 0, false, 100); ok {
+	if f, ok := ps.Num(m, ep, "knee_tolerance", "knee_tolerance = 10", 0, false, 100); ok {
 		e.KneeTolerance = f / 100
 	}
 	ps.hitRule(m, ep, e)
@@ -150,7 +151,7 @@ func (ps *parser) experiment(raw map[string]any) {
 		for _, g := range list {
 			s, isStr := g.(string)
 			if !isStr || !(strings.HasPrefix(s, "/") || strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")) {
-				ps.at(ep, "gauges", "gauges holds %v; write gauges = [\"/metrics\"] (the target's own) or full URLs such as \"http://127.0.0.1:9187/metrics\"", g)
+				ps.At(ep, "gauges", "gauges holds %v; write gauges = [\"/metrics\"] (the target's own) or full URLs such as \"http://127.0.0.1:9187/metrics\"", g)
 				break
 			}
 			e.Gauges = append(e.Gauges, s)
@@ -162,22 +163,22 @@ func (ps *parser) experiment(raw map[string]any) {
 	case "closed":
 		ps.closedExperiment(m, ep, e)
 	case "population":
-		if n, ok := ps.num(m, ep, "users", "users = 300", 1, false, 1e6); ok {
+		if n, ok := ps.Num(m, ep, "users", "users = 300", 1, false, 1e6); ok {
 			e.Users = int(n)
 		} else if _, present := m["users"]; !present {
-			ps.at(ep, "", "a population experiment needs its size; write users = 300 under [experiment]")
+			ps.At(ep, "", "a population experiment needs its size; write users = 300 under [experiment]")
 		}
 		if d, ok := ps.dur(m, ep, "think", `think = "30s"`, true); ok {
 			e.Think = d
 		} else if _, present := m["think"]; !present {
-			ps.at(ep, "", "a population experiment needs the mean think time; write think = \"30s\" under [experiment]")
+			ps.At(ep, "", "a population experiment needs the mean think time; write think = \"30s\" under [experiment]")
 		}
 		ps.experimentDuration(m, ep, e)
 	case "clients":
-		if n, ok := ps.num(m, ep, "clients", "clients = 20", 1, false, 1e5); ok {
+		if n, ok := ps.Num(m, ep, "clients", "clients = 20", 1, false, 1e5); ok {
 			e.Clients = int(n)
 		} else if _, present := m["clients"]; !present {
-			ps.at(ep, "", "a clients experiment needs the number of clients; write clients = 20 under [experiment]")
+			ps.At(ep, "", "a clients experiment needs the number of clients; write clients = 20 under [experiment]")
 		}
 		if d, ok := ps.dur(m, ep, "ramp_up", `ramp_up = "30m"`, false); ok {
 			e.RampUp = d
@@ -187,12 +188,12 @@ func (ps *parser) experiment(raw map[string]any) {
 			// client is up.
 			e.Warmup = e.RampUp
 		}
-		if f, ok := ps.num(m, ep, "throughput", "throughput = 20", 0, false, maxRate); ok {
+		if f, ok := ps.Num(m, ep, "throughput", "throughput = 20", 0, false, maxRate); ok {
 			e.Throughput = f
 		}
-		if s, ok := ps.str(m, ep, "on_error", `on_error = "abort"`); ok {
+		if s, ok := ps.Str(m, ep, "on_error", `on_error = "abort"`); ok {
 			if s != "continue" && s != "abort" {
-				ps.at(ep, "on_error", "on_error %q is not a choice; write on_error = %s", s, oneOf(s, []string{"continue", "abort"}, `"%s"`))
+				ps.At(ep, "on_error", "on_error %q is not a choice; write on_error = %s", s, tomlpos.OneOf(s, []string{"continue", "abort"}, `"%s"`))
 			}
 			e.OnError = s
 		}
@@ -204,7 +205,7 @@ func (ps *parser) experimentDuration(m map[string]any, ep []string, e *Experimen
 	if d, ok := ps.dur(m, ep, "duration", `duration = "300s"`, true); ok {
 		e.Duration = d
 	} else if _, present := m["duration"]; !present {
-		ps.at(ep, "", "the experiment needs its measured duration; write duration = \"300s\" under [experiment]")
+		ps.At(ep, "", "the experiment needs its measured duration; write duration = \"300s\" under [experiment]")
 	}
 }
 
@@ -213,18 +214,18 @@ func (ps *parser) closedExperiment(m map[string]any, ep []string, e *Experiment)
 	_, max := m["max_concurrency"]
 	switch {
 	case list && max:
-		ps.at(ep, "max_concurrency", "write the levels as concurrency = [1, 2, 4] or as max_concurrency = 32 (doubling), not both")
+		ps.At(ep, "max_concurrency", "write the levels as concurrency = [1, 2, 4] or as max_concurrency = 32 (doubling), not both")
 	case max:
-		if n, ok := ps.num(m, ep, "max_concurrency", "max_concurrency = 32", 1, false, 1e5); ok {
+		if n, ok := ps.Num(m, ep, "max_concurrency", "max_concurrency = 32", 1, false, 1e5); ok {
 			e.Concurrency = load.Doubling(int(n))
 		}
 	case list:
 		e.Concurrency, _ = ps.intList(m, ep, "concurrency", 1, 1e5, "a whole number of workers from 1", "concurrency = [1, 2, 4, 8]")
 	default:
-		ps.at(ep, "", "a closed-loop experiment needs its levels; write max_concurrency = 32 (1, 2, 4, ... 32) or concurrency = [1, 2, 4, 8]")
+		ps.At(ep, "", "a closed-loop experiment needs its levels; write max_concurrency = 32 (1, 2, 4, ... 32) or concurrency = [1, 2, 4, 8]")
 	}
 	if !ascending(e.Concurrency) {
-		ps.at(ep, "concurrency", "the levels must rise from stage to stage for the knee to mean anything; write them in increasing order")
+		ps.At(ep, "concurrency", "the levels must rise from stage to stage for the knee to mean anything; write them in increasing order")
 	}
 }
 
@@ -238,16 +239,16 @@ func ascending[T int | float64](xs []T) bool {
 }
 
 func (ps *parser) openExperiment(m map[string]any, ep []string, e *Experiment) {
-	phases := ps.tables(m, ep, "phase", `[[experiment.phase]] with name = "ramp", to = 300 and duration = "5m"`)
+	phases := ps.Tables(m, ep, "phase", `[[experiment.phase]] with name = "ramp", to = 300 and duration = "5m"`)
 	_, rates := m["rates"]
 	switch {
 	case rates && len(phases) > 0:
-		ps.at(ep, "rates", "write stepped rates = [50, 100] or [[experiment.phase]] tables, not both")
+		ps.At(ep, "rates", "write stepped rates = [50, 100] or [[experiment.phase]] tables, not both")
 		return
 	case rates:
 		arr, ok := m["rates"].([]any)
 		if !ok || len(arr) == 0 {
-			ps.at(ep, "rates", "rates must be a list of arrival rates; write rates = [50, 100, 200]")
+			ps.At(ep, "rates", "rates must be a list of arrival rates; write rates = [50, 100, 200]")
 			return
 		}
 		for _, v := range arr {
@@ -259,49 +260,47 @@ func (ps *parser) openExperiment(m map[string]any, ep []string, e *Experiment) {
 				f = n
 			}
 			if !(f > 0) || f > maxRate {
-				ps.at(ep, "rates", "rates holds %v; each is arrivals per second above 0; write rates = [50, 100, 200]", v)
+				ps.At(ep, "rates", "rates holds %v; each is arrivals per second above 0; write rates = [50, 100, 200]", v)
 				return
 			}
 			e.Rates = append(e.Rates, f)
 		}
 		if !ascending(e.Rates) {
-			ps.at(ep, "rates", "the rates must rise from stage to stage for the knee to mean anything; write them in increasing order")
+			ps.At(ep, "rates", "the rates must rise from stage to stage for the knee to mean anything; write them in increasing order")
 		}
 		return
 	case len(phases) == 0:
-		ps.at(ep, "", "an open-loop experiment needs its stages; write rates = [50, 100, 200] or [[experiment.phase]] tables")
+		ps.At(ep, "", "an open-loop experiment needs its stages; write rates = [50, 100, 200] or [[experiment.phase]] tables")
 		return
 	}
 	prev := 0.0
 	for i, t := range phases {
 		pp := []string{"experiment", "phase", strconv.Itoa(i)}
-		ps.known(t, pp, "[[experiment.phase]]", "name", "kind", "from", "to", "duration", "steps")
-		ph := Phase{From: prev, Steps: 1, Line: ps.lineOf(pp)}
-		ph.Name, _ = ps.str(t, pp, "name", `name = "ramp"`)
+		ps.Known(t, pp, "[[experiment.phase]]", "name", "kind", "from", "to", "duration", "steps")
+		ph := Phase{From: prev, Steps: 1, Line: ps.Line(pp)}
+		ph.Name, _ = ps.Str(t, pp, "name", `name = "ramp"`)
 		if ph.Name == "" {
 			ph.Name = fmt.Sprintf("phase %d", i+1)
 		}
-		ph.Kind, _ = ps.str(t, pp, "kind", `kind = "plateau"`)
+		ph.Kind, _ = ps.Str(t, pp, "kind", `kind = "plateau"`)
 		if ph.Kind == "" && contains(phaseKinds, ph.Name) {
 			ph.Kind = ph.Name
 		}
 		if ph.Kind != "" && !contains(phaseKinds, ph.Kind) {
-			ps.at(pp, "kind", "kind %q is not a phase kind; write kind = %s", ph.Kind, oneOf(ph.Kind, phaseKinds, `"%s"`))
+			ps.At(pp, "kind", "kind %q is not a phase kind; write kind = %s", ph.Kind, tomlpos.OneOf(ph.Kind, phaseKinds, `"%s"`))
 		}
-		if f, ok := ps.num(t, pp, "from", "from = 100", 0, false, maxRate); ok {
+		if f, ok := ps.Num(t, pp, "from", "from = 100", 0, false, maxRate); ok {
 			ph.From = f
 		}
-		if f, ok := ps.num(t, pp, "to", "to = 3000", 0, false, maxRate); ok {
+		if f, ok := ps.Num(t, pp, "to", "to = 3000", 0, false, maxRate); ok {
 			ph.To = f
-		} else if _, present := t["to"]; !present {
-			ps.at(pp, "", "this phase has no target rate; write to = 3000 under its [[experiment.phase]]")
 		}
+		ps.Need(t, pp, "to", "this phase", "target rate", "to = 3000", "[[experiment.phase]]")
 		if d, ok := ps.dur(t, pp, "duration", `duration = "5m"`, true); ok {
 			ph.Duration = d
-		} else if _, present := t["duration"]; !present {
-			ps.at(pp, "", "this phase has no duration; write duration = \"5m\" under its [[experiment.phase]]")
 		}
-		if n, ok := ps.num(t, pp, "steps", "steps = 5", 1, false, 1000); ok {
+		ps.Need(t, pp, "duration", "this phase", "duration", `duration = "5m"`, "[[experiment.phase]]")
+		if n, ok := ps.Num(t, pp, "steps", "steps = 5", 1, false, 1000); ok {
 			ph.Steps = int(n)
 		}
 		e.Phases = append(e.Phases, ph)
@@ -320,14 +319,14 @@ func (ps *parser) intList(m map[string]any, path []string, key string, lo, hi in
 		list = []any{v}
 	}
 	if len(list) == 0 {
-		ps.at(path, key, "%s is empty; write %s", key, example)
+		ps.At(path, key, "%s is empty; write %s", key, example)
 		return nil, false
 	}
 	var out []int
 	for _, c := range list {
 		n, isInt := c.(int64)
 		if !isInt || n < lo || n > hi {
-			ps.at(path, key, "%s holds %v, which is not %s; write %s", key, c, what, example)
+			ps.At(path, key, "%s holds %v, which is not %s; write %s", key, c, what, example)
 			return nil, false
 		}
 		out = append(out, int(n))
@@ -391,25 +390,25 @@ func (ps *parser) hitRule(m map[string]any, ep []string, e *Experiment) {
 		}
 	}
 	if len(named) > 1 {
-		ps.at(ep, named[1], "%s and %s both name what a hit is; keep one (docs/experiment.md, \"Hit ratio\")", named[0], named[1])
+		ps.At(ep, named[1], "%s and %s both name what a hit is; keep one (docs/experiment.md, \"Hit ratio\")", named[0], named[1])
 		return
 	}
 	if _, ok := m["hit_value"]; ok {
 		if _, f := m["hit_field"]; !f {
-			ps.at(ep, "hit_value", "hit_value is the value of hit_field, and this [experiment] has no hit_field; write hit_field = \"cache.hit\" with it, or remove hit_value")
+			ps.At(ep, "hit_value", "hit_value is the value of hit_field, and this [experiment] has no hit_field; write hit_field = \"cache.hit\" with it, or remove hit_value")
 			return
 		}
 	}
 	e.HitStatus, _ = ps.intList(m, ep, "hit_status", 100, 599, "an HTTP status (100-599)", "hit_status = [200]")
-	if s, ok := ps.str(m, ep, "hit_header", `hit_header = "X-Cache: HIT"`); ok {
+	if s, ok := ps.Str(m, ep, "hit_header", `hit_header = "X-Cache: HIT"`); ok {
 		name, val, _ := strings.Cut(s, ":")
 		name = strings.TrimSpace(name)
 		if name == "" || strings.ContainsAny(name, " \t\r\n") {
-			ps.at(ep, "hit_header", "hit_header %q names no header; write hit_header = \"X-Cache: HIT\" (a header and its value) or hit_header = \"X-Cache\" (present)", s)
+			ps.At(ep, "hit_header", "hit_header %q names no header; write hit_header = \"X-Cache: HIT\" (a header and its value) or hit_header = \"X-Cache\" (present)", s)
 			return
 		}
 		if strings.Contains(s, ":") && strings.TrimSpace(val) == "" {
-			ps.at(ep, "hit_header", "hit_header %q has a colon and no value; write hit_header = \"%s: HIT\", or hit_header = \"%s\" for present", s, name, name)
+			ps.At(ep, "hit_header", "hit_header %q has a colon and no value; write hit_header = \"%s: HIT\", or hit_header = \"%s\" for present", s, name, name)
 			return
 		}
 		e.HitHeader = name
@@ -417,9 +416,9 @@ func (ps *parser) hitRule(m map[string]any, ep []string, e *Experiment) {
 			e.HitHeader = name + ": " + v
 		}
 	}
-	if s, ok := ps.str(m, ep, "hit_field", `hit_field = "cache.hit"`); ok {
+	if s, ok := ps.Str(m, ep, "hit_field", `hit_field = "cache.hit"`); ok {
 		if s == "" || slices.Contains(strings.Split(s, "."), "") {
-			ps.at(ep, "hit_field", "hit_field %q is not a dotted path into the JSON body; write hit_field = \"cache.hit\"", s)
+			ps.At(ep, "hit_field", "hit_field %q is not a dotted path into the JSON body; write hit_field = \"cache.hit\"", s)
 			return
 		}
 		e.HitField, e.HitValue = s, true
@@ -432,7 +431,7 @@ func (ps *parser) hitRule(m map[string]any, ep []string, e *Experiment) {
 			case float64:
 				e.HitValue = x
 			default:
-				ps.at(ep, "hit_value", "hit_value holds %v; write hit_value = true (or a string, or a number)", v)
+				ps.At(ep, "hit_value", "hit_value holds %v; write hit_value = true (or a string, or a number)", v)
 			}
 		}
 	}

@@ -33,8 +33,12 @@ type Plan struct {
 	Tolerance  map[string]float64
 	Thresholds []Threshold
 	// Rule is the judge's rule for the metrics, from [judge]:
-	// judge.RulePaired (the default) or judge.RuleSeed.
+	// judge.RulePaired (the default) or judge.RuleMedians.
 	Rule string
+	// Warnings are what the plan writes that is read but should change
+	// (a rule's former name), each naming its file and line; the run shows
+	// them among the verdict's notes.
+	Warnings []string
 	// ServerTiming names the header carrying the server's own latency:
 	// "Server-Timing" (its dur= values, in ms) or a header holding ms.
 	ServerTiming string

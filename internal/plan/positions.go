@@ -1,9 +1,6 @@
 package plan
 
 import (
-	"errors"
-
-	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/tomlpos"
 )
@@ -20,21 +17,6 @@ func (p *positions) line(path []string) int {
 		return 1
 	}
 	return p.Line(path...)
-}
-
-// scanPositions reads the plan's key lines before the TOML library parses
-// it, refusing a plan that nests deeper than any plan needs: the library's
-// time grows with the square of the nesting.
-func scanPositions(path, src string) (*positions, error) {
-	pos, err := tomlpos.Scan(src)
-	var deep *tomlpos.TooDeep
-	if errors.As(err, &deep) {
-		return nil, exit.Refusef("%s:%d: %v, as docs/plan.md shows", path, deep.Line, err)
-	}
-	if err != nil {
-		return nil, exit.Refusef("%s:1: reading the plan's key positions: %w", path, err)
-	}
-	return &positions{pos}, nil
 }
 
 // MetricLine is the plan line a metric's judgement comes from, for the

@@ -3,9 +3,9 @@ package plan
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
 // problem is one thing wrong with a plan; parsing collects them all and
@@ -43,86 +43,5 @@ func (ps *problems) first() error {
 		return false
 	})
 	p := list[0]
-	return exit.Refusef("%s:%d: %s", p.file, p.line, oneLine(p.msg))
-}
-
-// oneLine escapes control characters a message quotes from the input, so
-// a refusal stays one line whatever the file held.
-func oneLine(s string) string {
-	if strings.IndexFunc(s, isControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case isControl(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == '\u2028' || r == '\u2029'
-}
-
-// nearest suggests the known word closest to w, when one is close enough to
-// be the typo it probably is.
-func nearest(w string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := distance(strings.ToLower(w), strings.ToLower(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	if best != "" && bestD >= len(w) {
-		return ""
-	}
-	return best
-}
-
-func distance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		if a == b {
-			return 0
-		}
-		return 64
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
-// oneOf names the fix for an unknown word: the near miss, or every choice.
-func oneOf(w string, known []string, format string) string {
-	if n := nearest(w, known); n != "" {
-		return fmt.Sprintf(format, n)
-	}
-	quoted := make([]string, len(known))
-	for i, k := range known {
-		quoted[i] = fmt.Sprintf(format, k)
-	}
-	return "one of " + strings.Join(quoted, ", ")
+	return exit.Refusef("%s:%d: %s", p.file, p.line, tomlpos.OneLine(p.msg))
 }

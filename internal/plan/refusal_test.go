@@ -117,7 +117,7 @@ var refusals = []struct{ name, plan string }{
 	{"too few values for a warm-up", "[data.ids]\nfile = \"three.txt\"\nwarmup_fraction = 0.1\n" + hello},
 	{"fresh values run out in ab", "[ab]\npairs = 4\n[data.ids]\nfile = \"ids.txt\"\n[[group]]\nname = \"item\"\npath = \"/items/{ids}\"\nexpect = 200\n"},
 	{"fresh values run out in load", "[load]\nrate = 200\n[ab]\nrate = 1\npairs = 1\nwarmup = \"0s\"\nmeasure = \"10s\"\n[data.ids]\nfile = \"ids.txt\"\n[[group]]\nname = \"item\"\npath = \"/items/{ids}\"\nexpect = 200\n"},
-	{"max_rate reached (the seed's rule)", "[ab]\nrate = 40\n" + sevenGroups},
+	{"max_rate reached (FerroFED's gate's rule)", "[ab]\nrate = 40\n" + sevenGroups},
 	{"weight with groups in turn", hello + "weight = 3\n"},
 	{"zero weight", "[load]\norder = \"weight\"\n" + hello + "weight = 0\n"},
 	{"unknown tolerance", "[tolerance]\nlatncy = 25\n" + hello},

@@ -16,7 +16,8 @@ import (
 // compare`, which judges the load figures again offline, applies the same
 // lines with the same effect: the checks compare with what was sent, not
 // with a tolerance, so judging again does not change them. Reports from
-// before it carry none.
+// before it carry none. What the lines do to the verdict is the judge's
+// rule (judge.Verdict.AddChecks), not this package's.
 type Controls struct {
 	// Failures are the head's failed checks (a regression), CannotJudge
 	// the controls that did not fail (the gate is blind), Notes every
@@ -29,28 +30,6 @@ type Controls struct {
 	Writes   []WritesResult  `json:"store_writes,omitempty"`
 	Idle     *IdleControl    `json:"idle,omitempty"`
 	Variant  *CounterResult  `json:"variant,omitempty"`
-}
-
-// Apply adds the checks' lines to a verdict. A head that failed a check is
-// a regression even when the load phases could not be judged: a counter
-// and the store writes compare with nothing but what was sent, like the
-// idle limits, which the judge holds the same way. A control that did not
-// fail turns a pass into cannot judge, since a gate that could not catch
-// its own planted fault cannot vouch for the head; a regression found
-// stays one, as the blind control does not unsay what the gate caught.
-func (c *Controls) Apply(v *judge.Verdict) {
-	if c == nil {
-		return
-	}
-	v.Failures = append(v.Failures, c.Failures...)
-	v.CannotJudge = append(v.CannotJudge, c.CannotJudge...)
-	v.Notes = append(v.Notes, c.Notes...)
-	switch {
-	case len(c.Failures) > 0:
-		v.Code = judge.Regression
-	case v.Code == judge.Pass && len(c.CannotJudge) > 0:
-		v.Code = judge.CannotJudge
-	}
 }
 
 // AddCheck records a check of the head: a failure, or a note with its

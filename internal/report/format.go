@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/judge"
 )
 
@@ -118,16 +119,16 @@ func catches(r judge.MetricResult) string {
 
 // ruleLine names the rule that judged the metrics.
 func ruleLine(rule string) string {
-	if rule == judge.RuleSeed {
-		return "seed: FerroFED's gate's rule, medians per arm, each arm's own spread as the floor (docs/judge.md)"
+	if r, _ := judge.CanonicalRule(rule); r == judge.RuleMedians {
+		return "medians: FerroFED's gate's rule, medians per arm, each arm's own spread as the floor (docs/judge.md)"
 	}
 	return "paired: the pairs' ratios head/base, the floor from how they scatter (docs/judge.md)"
 }
 
 // ruleExplained says in one paragraph how the table's figures were judged.
 func ruleExplained(rule string, pairs int) string {
-	if rule == judge.RuleSeed {
-		return fmt.Sprintf("Judged by the seed's rule: each figure is the median of an arm's %d phases; worse compares the medians; the floor is the worse arm's spread; the threshold is the larger of tolerance and floor; a metric fails when the head's median breaches it and the head breaches in most pairs.", pairs)
+	if r, _ := judge.CanonicalRule(rule); r == judge.RuleMedians {
+		return fmt.Sprintf("Judged by the medians rule: each figure is the median of an arm's %d phases; worse compares the medians; the floor is the worse arm's spread; the threshold is the larger of tolerance and floor; a metric fails when the head's median breaches it and the head breaches in most pairs.", pairs)
 	}
 	return fmt.Sprintf("Judged by the paired rule: base and head are the medians of %d phases, for reading; worse is the geometric mean of the %d pairs' ratios head/base; the floor is the 99 %% one-sided bound the pairs' scatter puts on that mean; the threshold is the larger of tolerance and floor; a metric fails when worse passes the threshold and most pairs are worse than the tolerance. Samples is the answers a phase's latency figure rests on, and for a tail how many lay beyond it. Catches is the change that gates with pairs scattering as these did catch in %s of runs: a pass says nothing of smaller ones.", pairs, pairs, pct(judge.DetectPower))
 }
@@ -176,7 +177,7 @@ func metricNotes(r judge.MetricResult) []string {
 		}
 	}
 	if r.Floor > r.Tolerance {
-		if r.Rule == judge.RuleSeed {
+		if rule, _ := judge.CanonicalRule(r.Rule); rule == judge.RuleMedians {
 			who := "base"
 			if r.HeadSpread > r.BaseSpread {
 				who = "head"
@@ -213,13 +214,6 @@ func intervalNote(v judge.Verdict) string {
 	return s + fmt.Sprintf(" at %s confidence.", pct(conf))
 }
 
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
-}
-
 // armLine is "`abc123` (main): why".
 // variantLine says what the variant control's third arm was: the head's
 // build with the control's overrides.
@@ -230,7 +224,7 @@ func variantLine(a Build) string {
 func armLine(a Build) string {
 	var b strings.Builder
 	if a.Commit != "" {
-		fmt.Fprintf(&b, "`%s`", short(a.Commit))
+		fmt.Fprintf(&b, "`%s`", event.ShortSHA(a.Commit))
 	} else {
 		b.WriteString("(no commit)")
 	}

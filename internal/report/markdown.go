@@ -6,10 +6,24 @@ import (
 	"io"
 	"strings"
 
+	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/judge"
 )
 
-var verdictMark = map[judge.Code]string{judge.Pass: "✅", judge.Regression: "❌", judge.CannotJudge: "⚠️"}
+// Mark is the sign a Markdown summary puts before a verdict of this exit
+// code (exit.Pass, exit.Regression, exit.CannotJudge); "" for any other
+// code, which no verdict has.
+func Mark(code int) string {
+	switch code {
+	case exit.Pass:
+		return "✅"
+	case exit.Regression:
+		return "❌"
+	case exit.CannotJudge:
+		return "⚠️"
+	}
+	return ""
+}
 
 // Markdown writes the GitHub job summary of r: the verdict and its
 // reasons, base and head, the idle figures against their limits, a table
@@ -19,7 +33,7 @@ func Markdown(w io.Writer, r *Report) error {
 	v := r.Verdict
 	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
 
-	p("## %s perfgate: %s\n\n", verdictMark[v.Code], exitLine(v))
+	p("## %s perfgate: %s\n\n", Mark(int(v.Code)), exitLine(v))
 	if r.Rejudged {
 		p("_Judged again offline by `perfgate compare`, tolerances: %s._\n\n", tolerances(r.Input))
 	}
@@ -54,6 +68,7 @@ func Markdown(w io.Writer, r *Report) error {
 		p("| attempt | %d on %s |\n", r.Attempt, cell(orUnknown(r.CPUModel)))
 	}
 	p("| tool | %s, report version %d, %s |\n\n", cell(r.Tool), Version, r.Created.UTC().Format("2006-01-02 15:04 UTC"))
+	judgingMarkdown(bw, r.Judging)
 
 	p("### Idle\n\n")
 	if v.Idle == nil {

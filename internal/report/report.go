@@ -82,6 +82,9 @@ type Report struct {
 	Variant  *Build   `json:"variant,omitempty"`
 	BaseNote string   `json:"base_note,omitempty"`
 	Settings Settings `json:"settings"`
+	// Judging is which plan judged: the settings the head changed
+	// (changed.go); nil when the run judged with one plan.
+	Judging *Judging `json:"judging,omitempty"`
 	// Attempt is the attempt job's own number (1, 2, 3) and RunAttempt
 	// GITHUB_RUN_ATTEMPT (re-runs of the workflow); CPUModel is the
 	// runner's, by which a regression may be retried (internal/attempts).
@@ -160,10 +163,10 @@ func Read(path string) (*Report, error) {
 		return nil, exit.Refuse(fmt.Errorf("reading report %s: %s: the file was changed or cut short; use the report as the gate wrote it", path, jsonError(b, err)))
 	}
 	if r.Input.Rule == "" {
-		// Reports from before the paired rule name no rule: the seed's
+		// Reports from before the paired rule name no rule: the medians
 		// rule judged them, and judging them again by it keeps their
 		// reading.
-		r.Input.Rule = judge.RuleSeed
+		r.Input.Rule = judge.RuleMedians
 	}
 	return &r, nil
 }

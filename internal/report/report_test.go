@@ -104,13 +104,13 @@ func TestReadRefuses(t *testing.T) {
 // A report written before the paired rule names no rule; the seed's rule
 // judged it, so reading it keeps that rule and judging it again gives its
 // own verdict back (perfgate compare on an old report).
-func TestReadOldReportKeepsTheSeedRule(t *testing.T) {
+func TestReadOldReportKeepsTheMediansRule(t *testing.T) {
 	r, err := report.Read(filepath.Join("testdata", "v1-seed-rule.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Input.Rule != judge.RuleSeed {
-		t.Fatalf("rule %q, want %q for a report that names none", r.Input.Rule, judge.RuleSeed)
+	if r.Input.Rule != judge.RuleMedians {
+		t.Fatalf("rule %q, want %q for a report that names none", r.Input.Rule, judge.RuleMedians)
 	}
 	v := judge.Judge(r.Input)
 	if v.Code != r.Verdict.Code || !reflect.DeepEqual(v.Failures, r.Verdict.Failures) {
@@ -154,38 +154,22 @@ func TestVariantAndControlsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := old.Verdict
-	old.Controls.Apply(&v) // nil: nothing to apply
-	if old.Variant != nil || old.Controls != nil || !reflect.DeepEqual(v, old.Verdict) {
+	if old.Variant != nil || old.Controls != nil {
 		t.Errorf("a report from before the controls reads as %+v / %+v", old.Variant, old.Controls)
 	}
 }
 
-// Apply's rule: a failed check of the head is a regression whatever the
-// load said, a control that did not fail turns only a pass into cannot
-// judge.
-func TestControlsApply(t *testing.T) {
-	fail := &report.Controls{Failures: []string{"counter x on the head: over"}}
-	blind := &report.Controls{CannotJudge: []string{"idle control: the control passed"}}
-	cases := []struct {
-		name string
-		in   judge.Code
-		c    *report.Controls
-		want judge.Code
+// One sign per exit code, for the job summary and the verdict job's summary
+// alike; a code no verdict has gets none.
+func TestMark(t *testing.T) {
+	for _, tc := range []struct {
+		code int
+		want string
 	}{
-		{"none", judge.Pass, nil, judge.Pass},
-		{"a failed check fails a pass", judge.Pass, fail, judge.Regression},
-		{"a failed check beats cannot judge", judge.CannotJudge, fail, judge.Regression},
-		{"a blind control makes a pass cannot judge", judge.Pass, blind, judge.CannotJudge},
-		{"a blind control leaves a regression", judge.Regression, blind, judge.Regression},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			v := judge.Verdict{Code: c.in}
-			c.c.Apply(&v)
-			if v.Code != c.want {
-				t.Fatalf("code %v, want %v", v.Code, c.want)
-			}
-		})
+		{exit.Pass, "✅"}, {exit.Regression, "❌"}, {exit.CannotJudge, "⚠️"}, {7, ""},
+	} {
+		if got := report.Mark(tc.code); got != tc.want {
+			t.Errorf("Mark(%d) = %q, want %q", tc.code, got, tc.want)
+		}
 	}
 }

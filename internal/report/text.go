@@ -47,6 +47,7 @@ func Text(w io.Writer, r *Report) error {
 	list(w, "cannot judge", v.CannotJudge)
 	list(w, "failures", v.Failures)
 	list(w, "groups left out", v.LeftOut)
+	list(w, "settings the head changed", judgingLines(r.Judging))
 	var ths []string
 	for _, t := range v.Thresholds {
 		ths = append(ths, t.Says+" "+okFail(t.Fail))

@@ -8,10 +8,13 @@ package testbin
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 )
 
 // Env names the folder of prebuilt programs, each under its main
@@ -19,9 +22,13 @@ import (
 const Env = "PERFGATE_TEST_BIN"
 
 // Build returns the program of main package pkg (an import path): the
-// prebuilt one in $PERFGATE_TEST_BIN when there is one, otherwise `go
-// build` into dir. The caller must not change the file it gets: a
-// prebuilt one is shared by every test of the suite.
+// prebuilt one in $PERFGATE_TEST_BIN when there is one, otherwise one
+// `go build` writes into a folder shared by every test binary of this
+// checkout. go build does not link again a program whose build ID is
+// current, so the packages of one `go test ./...` link each program once
+// between them, not once each. The caller must not change the file it
+// gets: it is shared. dir is used only when the shared folder cannot be
+// made.
 func Build(ctx context.Context, pkg, dir string) (string, error) {
 	name := filepath.Base(pkg)
 	if d := os.Getenv(Env); d != "" {
@@ -30,9 +37,49 @@ func Build(ctx context.Context, pkg, dir string) (string, error) {
 			return p, nil
 		}
 	}
+	if shared, err := sharedDir(); err == nil {
+		dir = shared
+	}
 	bin := filepath.Join(dir, name)
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building %s: %w\n%s", pkg, err, out)
 	}
 	return bin, nil
+}
+
+// sharedDir is a folder under the temporary directory named for this
+// checkout's module root, so two clones tested side by side do not link
+// over each other's programs. It is in the temporary directory because go
+// build moves its output there from its own work folder, also there: a
+// rename, which a test running the old program does not notice.
+func sharedDir() (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(root))
+	d := filepath.Join(os.TempDir(), "perfgate-testbin-"+strconv.Itoa(os.Getuid()), hex.EncodeToString(sum[:6]))
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return "", fmt.Errorf("making the shared folder of test programs: %w", err)
+	}
+	return d, nil
+}
+
+// moduleRoot is the folder holding go.mod above the working directory
+// (go test runs each package's tests in its own folder).
+func moduleRoot() (string, error) {
+	d, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return "", fmt.Errorf("no go.mod above the working directory")
+		}
+		d = up
+	}
 }

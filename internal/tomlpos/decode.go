@@ -16,12 +16,12 @@ var typeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): inco
 
 // DecodeError turns an error of toml.Decode into the line to fix and a
 // plain message: a syntax error's, or for a value of the wrong type
-// "port must be an integer, not a string". ok is false for any other error,
+// "port must be a whole number, not a string". ok is false for any other error,
 // whose text is then the message and whose line is unknown (0).
 func DecodeError(err error) (line int, msg string, ok bool) {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return max(pe.Position.Line, 1), oneLine(pe.Message), true
+		return max(pe.Position.Line, 1), OneLine(pe.Message), true
 	}
 	if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
 		n, _ := strconv.Atoi(m[1])
@@ -31,7 +31,7 @@ func DecodeError(err error) (line int, msg string, ok bool) {
 		}
 		return max(n, 1), fmt.Sprintf("%s must be %s, not %s", key, kind(m[4]), kind(m[3])), true
 	}
-	return 0, oneLine(err.Error()), false
+	return 0, OneLine(err.Error()), false
 }
 
 // kind names a Go type of the TOML library's message in a user's words.
@@ -52,11 +52,6 @@ func kind(goType string) string {
 	default:
 		return "a date or time"
 	}
-}
-
-// oneLine keeps a quoted message on one line.
-func oneLine(s string) string {
-	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 }
 
 // Kind names the type of a value toml.Decode put in a map[string]any, in

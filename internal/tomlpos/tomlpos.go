@@ -1,4 +1,7 @@
-// Package tomlpos finds the line each key of a TOML file is written on.
+// Package tomlpos is how perfgate reads its TOML files (the plan, the gate
+// contract, the arms file): Reader's strict getters and words.go's one
+// wording for each refusal, so a mistake reads the same whichever file
+// holds it. It also finds the line each key of a file is written on.
 // BurntSushi/toml keeps key positions private, and keys under [[array]]
 // tables share one name there, so the second [[group]]'s expect would be
 // reported at the last group's line; a refusal must name the line to fix.

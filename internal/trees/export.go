@@ -21,6 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
@@ -67,7 +68,7 @@ func Export(ctx context.Context, repoDir, commit, dest string) error {
 	}()
 	mtime := c.Committer.When
 	if err := writeTree(ctx, r, tree, tmp, mtime); err != nil {
-		return fmt.Errorf("exporting %s into %s: %w", short(h.String()), dest, err)
+		return fmt.Errorf("exporting %s into %s: %w", event.ShortSHA(h.String()), dest, err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("exporting %s: %w", commit, err)
@@ -81,13 +82,6 @@ func Export(ctx context.Context, repoDir, commit, dest string) error {
 	}
 	done = true
 	return os.Chtimes(dest, mtime, mtime)
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 func checkDest(dest string) error {

@@ -67,7 +67,8 @@ type Publisher interface {
 	// UpsertComment writes the one PR comment for (t.PR, t.Plan), found
 	// by its hidden marker and edited when present. No-op when t.PR is 0.
 	UpsertComment(ctx context.Context, t CheckTarget, markdown string) error
-	// SetReleaseLine puts line into the release body of tag once,
-	// replacing an earlier perfgate line.
-	SetReleaseLine(ctx context.Context, owner, repo, tag, line string) error
+	// SetReleaseLine puts line into the release body of tag once, between
+	// the markers of t.Plan, replacing an earlier perfgate line of that
+	// plan. ErrNoRelease (wrapped) when the release does not exist yet.
+	SetReleaseLine(ctx context.Context, t CheckTarget, tag, line string) error
 }

@@ -24,6 +24,9 @@ func TestEndlessTargetsEndByTimeouts(t *testing.T) {
 func testEndlessTargetsEndByTimeouts(t *testing.T) {
 	for _, tg := range hostiletest.Endless {
 		t.Run(tg.Name, func(t *testing.T) {
+			// Each target's run waits on its timeouts or its cancel, not
+			// on the CPU: the targets run side by side.
+			t.Parallel()
 			target := hostiletest.Start(t, tg)
 			src := &loadtest.FixedSource{Reqs: []load.Request{{Method: "GET", Path: "/x"}}}
 			const timeout = 500 * time.Millisecond
@@ -72,6 +75,9 @@ func TestEndlessTargetsCancel(t *testing.T) {
 func testEndlessTargetsCancel(t *testing.T) {
 	for _, tg := range hostiletest.Endless {
 		t.Run(tg.Name, func(t *testing.T) {
+			// Each target's run waits on its timeouts or its cancel, not
+			// on the CPU: the targets run side by side.
+			t.Parallel()
 			target := hostiletest.Start(t, tg)
 			src := &loadtest.FixedSource{Reqs: []load.Request{{Method: "GET", Path: "/x"}}}
 			ctx, cancel := context.WithCancel(context.Background())

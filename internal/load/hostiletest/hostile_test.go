@@ -51,6 +51,8 @@ func testHostileTargets(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			// The cases wait on the target, not the CPU: side by side.
+			t.Parallel()
 			target := loadtest.HostileServer(t, tc.behave)
 			src := &loadtest.FixedSource{Reqs: []load.Request{{Method: "POST", Path: "/x", Body: tc.body}}}
 			// Every case ends each request at once, by the target's own

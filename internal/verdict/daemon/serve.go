@@ -61,6 +61,9 @@ func serve(ctx context.Context, args []string, s IO) error {
 		cfg.Publisher = pub
 	}
 	svc := verdict.New(st, cfg)
+	if pub != nil {
+		go republish(ctx, svc, log)
+	}
 	auth := &httpapi.Auth{TokenRepository: st.TokenRepository, ReadsPublic: c.reads == "public"}
 	if pub != nil {
 		// With GitHub credentials every attempt is held against GitHub's
@@ -105,6 +108,37 @@ func serve(ctx context.Context, args []string, s IO) error {
 
 // probeTimeout bounds the start's question to GitHub.
 const probeTimeout = 30 * time.Second
+
+// How the service waits for what it could not publish: a release line
+// whose release is not made yet (a release published by hand after the
+// gate), or GitHub down. Each minute it retries the targets that failed
+// of the verdicts of the last day; a verdict older than that is left to
+// a repeat of its attempt (re-running the verdict job).
+const (
+	republishEvery  = time.Minute
+	republishWithin = 24 * time.Hour
+)
+
+// republish retries, every republishEvery until ctx ends, the verdicts of
+// the last republishWithin that did not all reach GitHub.
+func republish(ctx context.Context, svc verdict.Service, log *slog.Logger) {
+	tick := time.NewTicker(republishEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			n, err := svc.Republish(ctx, now.Add(-republishWithin))
+			if err != nil && ctx.Err() == nil {
+				log.Warn("publishing again what did not reach GitHub", "err", err)
+			}
+			if n > 0 {
+				log.Info("published again what had not reached GitHub", "runs", n)
+			}
+		}
+	}
+}
 
 // publisher builds the GitHub publisher from the settings; none given
 // means publishing is off (the service still records and decides). It asks

@@ -98,7 +98,7 @@ func TestOIDCBindsTheRun(t *testing.T) {
 	if len(checks) != 1 || checks[0].HeadSHA != head || checks[0].Status != "completed" || checks[0].Conclusion != "success" {
 		t.Errorf("check runs published: %+v, want the honest post's one, completed success on %s", checks, head)
 	}
-	if stored, err := a.st.RunAttempts(t.Context(), "acme/api", 1); err != nil || len(stored) != 0 {
+	if stored, err := a.st.RunAttempts(t.Context(), verdict.RunKey{Repository: "acme/api", RunID: 1, RunAttempt: 1}); err != nil || len(stored) != 0 {
 		t.Errorf("run 1 has %d stored attempts (%v): the forged posts must file nothing", len(stored), err)
 	}
 }

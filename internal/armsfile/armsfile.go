@@ -1,8 +1,12 @@
-package cli
+// Package armsfile reads the small file that may describe the two arms of
+// perfgate ab (docs/ab.md) into the gate's arm specs, refusing each mistake
+// with its line before any arm starts.
+package armsfile
 
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
@@ -20,19 +23,20 @@ import (
 	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
-// armsFile is the small file that may describe the two arms (docs/ab.md):
+// File is the small file that may describe the two arms (docs/ab.md):
 // its [base] and [head] tables are the arms of those roles. A variant arm
 // is not written here: it is the head's, started again for the plan's
 // variant control (gate.VariantOf).
 // Everything in it is checked when it is read, each mistake refused with
 // its line, before any arm starts.
-type armsFile struct {
+type File struct {
 	Store bool
-	Base  armsFileArm
-	Head  armsFileArm
+	Base  Arm
+	Head  Arm
 }
 
-type armsFileArm struct {
+// Arm is one of the file's [base] and [head] tables.
+type Arm struct {
 	Command []string
 	Env     map[string]string
 	Dir     string
@@ -43,8 +47,13 @@ type armsFileArm struct {
 	Commit  string
 }
 
-// spec is the arm's spec, tagged with its role (the table it came from).
-func (a armsFileArm) spec(role pairs.Role) gate.ArmSpec {
+// Pair is the gate's two arms, base then head.
+func (f *File) Pair() []gate.ArmSpec {
+	return gate.Pair(f.Base.Spec(pairs.RoleBase), f.Head.Spec(pairs.RoleHead))
+}
+
+// Spec is the arm's spec, tagged with its role (the table it came from).
+func (a Arm) Spec(role pairs.Role) gate.ArmSpec {
 	s := gate.ArmSpec{Role: role, Command: a.Command, Dir: a.Dir, Port: a.Port, URL: a.URL, Ready: a.Ready, CAFile: a.CAFile,
 		Info: report.Build{Name: string(role), Commit: a.Commit}}
 	keys := make([]string, 0, len(a.Env))
@@ -67,7 +76,9 @@ var (
 	envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
-func readArmsFile(path string) (*armsFile, error) {
+// Read reads and checks the arms file at path; every refusal is exit 2,
+// naming the file and the line.
+func Read(path string) (*File, error) {
 	st, err := os.Stat(path)
 	switch {
 	case err != nil:
@@ -79,58 +90,70 @@ func readArmsFile(path string) (*armsFile, error) {
 	if err != nil {
 		return nil, exit.Refusef("%s: cannot read the arms file (%v)", path, err)
 	}
-	return parseArmsFile(path, data)
+	return Parse(path, data)
 }
 
-// armsParser reads one arms file, refusing at the first mistake.
-type armsParser struct {
-	path string
-	pos  *tomlpos.Positions
+// parser reads one arms file with the strict TOML reader, refusing at the
+// first mistake in the file.
+type parser struct {
+	tomlpos.Reader
+	path   string
+	failed bool
+	line   int
+	msg    string
 }
 
-func (p *armsParser) refuse(line int, format string, a ...any) error {
-	return exit.Refusef("%s:%d: %s; docs/ab.md shows an arms file", p.path, max(line, 1), fmt.Sprintf(format, a...))
-}
-
-func (p *armsParser) at(path []string, format string, a ...any) error {
-	return p.refuse(p.pos.Line(path...), format, a...)
-}
-
-func parseArmsFile(path string, data []byte) (*armsFile, error) {
-	p := &armsParser{path: path}
-	pos, err := tomlpos.Scan(string(data))
-	var deep *tomlpos.TooDeep
-	if errors.As(err, &deep) {
-		return nil, p.refuse(deep.Line, "%v", err)
+func (p *parser) refuse(line int, format string, a ...any) error {
+	msg := fmt.Sprintf(format, a...)
+	sep := "; "
+	if strings.HasSuffix(msg, "?") { // a near miss asks; the pointer to the docs follows the question
+		sep = " "
 	}
-	p.pos = pos
-	var raw map[string]any
-	if _, err := toml.Decode(string(data), &raw); err != nil {
-		line, msg, _ := tomlpos.DecodeError(err)
-		return nil, p.refuse(line, "this is not valid TOML (%s)", msg)
+	return exit.Refusef("%s:%d: %s%sdocs/ab.md shows an arms file", p.path, max(line, 1), msg, sep)
+}
+
+// err is the first problem the reader reported, as the refusal.
+func (p *parser) err() error {
+	if !p.failed {
+		return nil
 	}
-	if err := p.known(raw, nil, "the arms file", topKeys); err != nil {
-		return nil, err
+	return p.refuse(p.line, "%s", p.msg)
+}
+
+func (p *parser) at(path []string, format string, a ...any) error {
+	return p.refuse(p.Line(path), format, a...)
+}
+
+// Parse checks an arms file's text; path names it in refusals.
+func Parse(path string, data []byte) (*File, error) {
+	p := &parser{path: path}
+	raw, pos, err := tomlpos.Read(string(data))
+	if line, msg, ok := tomlpos.Refusal(err); ok {
+		return nil, p.refuse(line, "%s", msg)
+	} else if err != nil {
+		return nil, p.refuse(1, "%v", err)
 	}
-	f := &armsFile{}
-	if v, ok := raw["store"]; ok {
-		b, isBool := v.(bool)
-		if !isBool {
-			return nil, p.at([]string{"store"}, "store must be true or false, not %s; write store = true", tomlpos.Kind(v))
+	p.Reader = tomlpos.Reader{Pos: pos, Report: func(line int, msg string) {
+		if !p.failed {
+			p.failed, p.line, p.msg = true, line, msg
 		}
-		f.Store = b
+	}}
+	p.Known(raw, nil, "the arms file", topKeys...)
+	f := &File{}
+	f.Store, _ = p.Bool(raw, nil, "store", "store = true")
+	if err := p.err(); err != nil {
+		return nil, err
 	}
 	for _, a := range []struct {
 		name string
-		arm  *armsFileArm
+		arm  *Arm
 	}{{"base", &f.Base}, {"head", &f.Head}} {
-		v, ok := raw[a.name]
-		if !ok {
+		if _, ok := raw[a.name]; !ok {
 			return nil, p.refuse(1, "the arms file has no [%s] table; add [%s] with command = [\"./bin/service\", \"--port\", \"@PORT@\"]", a.name, a.name)
 		}
-		t, isTable := v.(map[string]any)
-		if !isTable {
-			return nil, p.at([]string{a.name}, "%s must be a table, not %s; write [%s] with command = [...]", a.name, tomlpos.Kind(v), a.name)
+		t, _ := p.Table(raw, nil, a.name, "["+a.name+"] with command = [...]")
+		if err := p.err(); err != nil {
+			return nil, err
 		}
 		arm, err := p.arm(a.name, t)
 		if err != nil {
@@ -150,49 +173,21 @@ func parseArmsFile(path string, data []byte) (*armsFile, error) {
 	return f, nil
 }
 
-// known refuses a key of m that is not one of allowed, on its line.
-func (p *armsParser) known(m map[string]any, path []string, where string, allowed []string) error {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	line := func(k string) int { return p.pos.Line(append(append([]string{}, path...), k)...) }
-	sort.Slice(keys, func(i, j int) bool { // refuse the first in the file
-		return line(keys[i]) < line(keys[j]) || line(keys[i]) == line(keys[j]) && keys[i] < keys[j]
-	})
-	for _, k := range keys {
-		found := false
-		for _, a := range allowed {
-			found = found || a == k
-		}
-		if !found {
-			return p.at(append(append([]string{}, path...), k), "unknown key %q in %s; the keys are %s", k, where, strings.Join(allowed, ", "))
-		}
-	}
-	return nil
-}
-
-func (p *armsParser) arm(name string, t map[string]any) (armsFileArm, error) {
-	var a armsFileArm
+func (p *parser) arm(name string, t map[string]any) (Arm, error) {
+	var a Arm
+	path := []string{name}
 	key := func(k string) []string { return []string{name, k} }
-	if err := p.known(t, []string{name}, "["+name+"]", armKeys); err != nil {
-		return a, err
-	}
 	str := func(k, example string) (string, error) {
-		v, ok := t[k]
-		if !ok {
-			return "", nil
-		}
-		s, isStr := v.(string)
-		if !isStr {
-			return "", p.at(key(k), "%s must be a string, not %s; write %s", k, tomlpos.Kind(v), example)
-		}
-		return s, nil
+		s, _ := p.Str(t, path, k, example)
+		return s, p.err()
 	}
 	const cmdExample = `command = ["./bin/service", "--addr", "127.0.0.1:@PORT@"]`
+	p.Known(t, path, "["+name+"]", armKeys...)
+	p.Need(t, path, "command", "this arm", "command", cmdExample, "["+name+"]")
+	if err := p.err(); err != nil {
+		return a, err
+	}
 	switch v := t["command"].(type) {
-	case nil:
-		return a, p.at([]string{name}, "[%s] has no command; write %s", name, cmdExample)
 	case []any:
 		if len(v) == 0 {
 			return a, p.at(key("command"), "command is empty; write %s", cmdExample)
@@ -201,46 +196,38 @@ func (p *armsParser) arm(name string, t map[string]any) (armsFileArm, error) {
 			s, isStr := w.(string)
 			switch {
 			case !isStr:
-				return a, p.at(key("command"), "command's word %d must be a string, not %s; write %s", i+1, tomlpos.Kind(w), cmdExample)
+				return a, p.at(key("command"), "%s", tomlpos.WrongKind(fmt.Sprintf("command's word %d", i+1), "a string", w, cmdExample))
 			case i == 0 && s == "":
 				return a, p.at(key("command"), "command's first word is empty; name the program to run: %s", cmdExample)
 			}
-			if ph := contract.UnknownPlaceholder(s, "@PORT@", "@DIR@"); ph != "" {
+			if ph := contract.UnknownPlaceholder(s, contract.PortPlaceholder, contract.DirPlaceholder); ph != "" {
 				return a, p.at(key("command"), "command uses the placeholder %s; only @PORT@ and @DIR@ are filled in", ph)
 			}
 			a.Command = append(a.Command, s)
 		}
 	default:
-		return a, p.at(key("command"), "command must be an array of words, not %s; write %s", tomlpos.Kind(v), cmdExample)
+		return a, p.at(key("command"), "%s", tomlpos.WrongKind("command", "an array of words", v, cmdExample))
 	}
-	if v, ok := t["env"]; ok {
-		env, isTable := v.(map[string]any)
-		if !isTable {
-			return a, p.at(key("env"), "env must be a table, not %s; write env = { NAME = \"value\" }", tomlpos.Kind(v))
-		}
+	if env, ok := p.Table(t, path, "env", `env = { NAME = "value" }`); ok {
 		a.Env = map[string]string{}
-		names := make([]string, 0, len(env))
-		for k := range env {
-			names = append(names, k)
-		}
-		sort.Slice(names, func(i, j int) bool { // refuse the first in the file
-			li, lj := p.pos.Line(name, "env", names[i]), p.pos.Line(name, "env", names[j])
-			return li < lj || li == lj && names[i] < names[j]
-		})
-		for _, k := range names {
+		ep := key("env")
+		for _, k := range p.SortedKeys(env, ep) { // refuse the first in the file
 			ev := env[k]
 			s, isStr := ev.(string)
 			switch {
 			case !envNameRe.MatchString(k):
-				return a, p.at([]string{name, "env", k}, "env name %q is not a variable name; use letters, digits and _", k)
+				return a, p.at(tomlpos.Join(ep, k), "env name %q is not a variable name; use letters, digits and _", k)
 			case !isStr:
-				return a, p.at([]string{name, "env", k}, "env %s must be a string, not %s; write %s = \"value\"", k, tomlpos.Kind(ev), k)
+				return a, p.at(tomlpos.Join(ep, k), "%s", tomlpos.WrongKind("env "+k, "a string", ev, k+` = "value"`))
 			}
-			if ph := contract.UnknownPlaceholder(s, "@PORT@", "@DIR@"); ph != "" {
-				return a, p.at([]string{name, "env", k}, "env %s uses the placeholder %s; only @PORT@ and @DIR@ are filled in", k, ph)
+			if ph := contract.UnknownPlaceholder(s, contract.PortPlaceholder, contract.DirPlaceholder); ph != "" {
+				return a, p.at(tomlpos.Join(ep, k), "env %s uses the placeholder %s; only @PORT@ and @DIR@ are filled in", k, ph)
 			}
 			a.Env[k] = s
 		}
+	}
+	if err := p.err(); err != nil {
+		return a, err
 	}
 	var err error
 	if a.Dir, err = str("dir", `dir = "target/perf-run/`+name+`"`); err != nil {
@@ -249,15 +236,15 @@ func (p *armsParser) arm(name string, t map[string]any) (armsFileArm, error) {
 	if ph := contract.UnknownPlaceholder(a.Dir); ph != "" {
 		return a, p.at(key("dir"), "dir uses the placeholder %s; write the folder itself", ph)
 	}
-	if v, ok := t["port"]; ok {
-		n, isInt := v.(int64)
-		switch {
-		case !isInt:
-			return a, p.at(key("port"), "port must be a whole number, not %s; write port = 8080", tomlpos.Kind(v))
-		case n < 1 || n > 65535:
+	// Any whole number is read, so one out of range gets the port's own words.
+	if n, ok := p.Int(t, path, "port", "port = 8080", math.MinInt64, math.MaxInt64); ok {
+		if n < 1 || n > 65535 {
 			return a, p.at(key("port"), "port %d is not a TCP port (1-65535); write port = 8080, or leave port out for a free one", n)
 		}
 		a.Port = int(n)
+	}
+	if err := p.err(); err != nil {
+		return a, err
 	}
 	if a.URL, err = str("url", `url = "http://127.0.0.1:@PORT@"`); err != nil {
 		return a, err
@@ -290,15 +277,15 @@ func (p *armsParser) arm(name string, t map[string]any) (armsFileArm, error) {
 	return a, nil
 }
 
-func (p *armsParser) checkURL(name string, a armsFileArm) error {
+func (p *parser) checkURL(name string, a Arm) error {
 	k := []string{name, "url"}
-	if ph := contract.UnknownPlaceholder(a.URL, "@PORT@"); ph != "" {
+	if ph := contract.UnknownPlaceholder(a.URL, contract.PortPlaceholder); ph != "" {
 		return p.at(k, "url uses the placeholder %s; only @PORT@ is filled in", ph)
 	}
 	if err := contract.LoopbackURL(a.URL, "http", "https"); err != nil {
 		return p.at(k, "url %q %v", a.URL, err)
 	}
-	if strings.Contains(a.URL, "@PORT@") {
+	if strings.Contains(a.URL, contract.PortPlaceholder) {
 		return nil
 	}
 	u, _ := url.Parse(a.URL)
@@ -315,12 +302,12 @@ func (p *armsParser) checkURL(name string, a armsFileArm) error {
 	return nil
 }
 
-func (p *armsParser) checkReady(name, ready string) error {
+func (p *parser) checkReady(name, ready string) error {
 	k := []string{name, "ready"}
 	if ready == "" {
 		return nil
 	}
-	if ph := contract.UnknownPlaceholder(ready, "@PORT@"); ph != "" {
+	if ph := contract.UnknownPlaceholder(ready, contract.PortPlaceholder); ph != "" {
 		return p.at(k, "ready uses the placeholder %s; only @PORT@ is filled in", ph)
 	}
 	if strings.HasPrefix(ready, "/") {
@@ -333,14 +320,14 @@ func (p *armsParser) checkReady(name, ready string) error {
 }
 
 // mentionsPort reports whether the arm can learn the port perfgate picks.
-func mentionsPort(a armsFileArm) bool {
+func mentionsPort(a Arm) bool {
 	for _, w := range a.Command {
-		if strings.Contains(w, "@PORT@") {
+		if strings.Contains(w, contract.PortPlaceholder) {
 			return true
 		}
 	}
 	for _, v := range a.Env {
-		if strings.Contains(v, "@PORT@") {
+		if strings.Contains(v, contract.PortPlaceholder) {
 			return true
 		}
 	}
@@ -349,16 +336,16 @@ func mentionsPort(a armsFileArm) bool {
 
 // fixedAddr is the host:port an arm's load goes to when it is fixed in the
 // file, or "".
-func fixedAddr(a armsFileArm) string {
+func fixedAddr(a Arm) string {
 	raw := a.URL
 	if raw == "" {
 		if a.Port == 0 {
 			return ""
 		}
-		raw = "http://127.0.0.1:@PORT@"
+		raw = contract.DefaultURL
 	}
-	raw = strings.ReplaceAll(raw, "@PORT@", strconv.Itoa(a.Port))
-	if a.Port == 0 && strings.Contains(a.URL, "@PORT@") {
+	raw = strings.ReplaceAll(raw, contract.PortPlaceholder, strconv.Itoa(a.Port))
+	if a.Port == 0 && strings.Contains(a.URL, contract.PortPlaceholder) {
 		return ""
 	}
 	u, err := url.Parse(raw)

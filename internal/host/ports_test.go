@@ -1,4 +1,4 @@
-package gate_test
+package host_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/perfgate/perfgate/internal/gate"
+	"github.com/perfgate/perfgate/internal/host"
 )
 
 // The arms' ports lie below the ephemeral range, where no outgoing
@@ -25,7 +25,7 @@ func TestFreePortsAvoidEphemeralRange(t *testing.T) {
 	below := first >= 21000
 	seen := map[int]bool{}
 	for range 20 {
-		ports, err := gate.FreePorts(2)
+		ports, err := host.FreePorts(2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package gate
+package host
 
 import (
 	"fmt"
@@ -8,7 +8,10 @@ import (
 	"strconv"
 )
 
-// FreePorts finds n distinct free loopback ports for the arms. They come
+// FreePorts finds n distinct free loopback ports: for the arms, their
+// stores and anything else perfgate starts and must name a port for
+// before it binds (every such port is picked here, so one policy holds
+// for all). They come
 // from below the kernel's ephemeral range (ip_local_port_range): a port that
 // bind(0) hands out lies inside it, where any outgoing connection on the
 // runner may take it as its source port in the seconds between the choice
