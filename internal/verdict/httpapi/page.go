@@ -97,7 +97,7 @@ func (s *server) indexPage(w http.ResponseWriter, r *http.Request) {
 			s.refuse(w, r, err)
 			return
 		}
-		repos = []string{who}
+		repos = []string{who.repo}
 	}
 	p := indexPage{Title: "repositories"}
 	for _, name := range repos {

@@ -24,6 +24,10 @@ type Client struct {
 	// search for its check runs leaves out other Apps' runs of the same
 	// name, which it could not update.
 	appID int64
+	// installations signs an App's requests per owner; nil for a token.
+	installations *installations
+	// token is the token signed in with, for Probe; "" for an App.
+	token string
 }
 
 // newClient points go-github at apiURL ("" for api.github.com; for GitHub
