@@ -124,8 +124,8 @@ func TestReadOldReportKeepsTheMediansRule(t *testing.T) {
 func TestVariantAndControlsRoundTrip(t *testing.T) {
 	r := reporttest.Pass()
 	r.Variant = &report.Build{Name: "variant", Commit: r.Head.Commit, Overrides: []string{"EXAMPLED_TOKEN_CACHE=false"}}
-	counter := report.CounterResult{Counter: "exchanges", Arm: "variant", Sent: 200, Before: 3, After: 203, MaxPerRequest: 0.05, Fail: true}
-	r.Controls = &report.Controls{Variant: &counter, Writes: []report.WritesResult{{Group: "create", Table: "items", Answers: 40, Writes: 44}}}
+	counter := judge.CounterResult{Counter: "exchanges", Arm: "variant", Sent: 200, Before: 3, After: 203, MaxPerRequest: 0.05, Fail: true}
+	r.Controls = &judge.Controls{Variant: &counter, Writes: []judge.WritesResult{{Group: "create", Table: "items", Answers: 40, Writes: 44}}}
 	r.Controls.AddControl(counter.Fail, "variant control: "+counter.Line())
 	path := filepath.Join(t.TempDir(), "latest.json")
 	if err := report.Write(path, r); err != nil {
