@@ -101,9 +101,9 @@ func TestReadRefuses(t *testing.T) {
 	})
 }
 
-// A report written before the paired rule names no rule; the seed's rule
-// judged it, so reading it keeps that rule and judging it again gives its
-// own verdict back (perfgate compare on an old report).
+// A report written before the paired rule names no rule; the medians rule
+// (FerroFED's gate's) judged it, so reading it keeps that rule and judging
+// it again gives its own verdict back (perfgate compare on an old report).
 func TestReadOldReportKeepsTheMediansRule(t *testing.T) {
 	r, err := report.Read(filepath.Join("testdata", "v1-seed-rule.json"))
 	if err != nil {
