@@ -106,8 +106,8 @@ type Report struct {
 	Input     judge.Input    `json:"input"`
 	// Controls is what the after-run checks found; `perfgate compare`
 	// applies it again to its new judgement. nil when the run had none.
-	Controls *Controls     `json:"controls,omitempty"`
-	Verdict  judge.Verdict `json:"verdict"`
+	Controls *judge.Controls `json:"controls,omitempty"`
+	Verdict  judge.Verdict   `json:"verdict"`
 }
 
 // Write stores r at path as indented JSON, at the current Version,

@@ -105,9 +105,9 @@ func TestReadRefuses(t *testing.T) {
 	})
 }
 
-// A report written before the paired rule names no rule; the seed's rule
-// judged it, so reading it keeps that rule and judging it again gives its
-// own verdict back (perfgate compare on an old report).
+// A report written before the paired rule names no rule; the medians rule
+// (FerroFED's gate's) judged it, so reading it keeps that rule and judging
+// it again gives its own verdict back (perfgate compare on an old report).
 func TestReadOldReportKeepsTheMediansRule(t *testing.T) {
 	r, err := report.Read(filepath.Join("testdata", "v1-seed-rule.json"))
 	if err != nil {
@@ -128,8 +128,8 @@ func TestReadOldReportKeepsTheMediansRule(t *testing.T) {
 func TestVariantAndControlsRoundTrip(t *testing.T) {
 	r := reporttest.Pass()
 	r.Variant = &report.Build{Name: "variant", Commit: r.Head.Commit, Overrides: []string{"EXAMPLED_TOKEN_CACHE=false"}}
-	counter := report.CounterResult{Counter: "exchanges", Arm: "variant", Sent: 200, Before: 3, After: 203, MaxPerRequest: 0.05, Fail: true}
-	r.Controls = &report.Controls{Variant: &counter, Writes: []report.WritesResult{{Group: "create", Table: "items", Answers: 40, Writes: 44}}}
+	counter := judge.CounterResult{Counter: "exchanges", Arm: "variant", Sent: 200, Before: 3, After: 203, MaxPerRequest: 0.05, Fail: true}
+	r.Controls = &judge.Controls{Variant: &counter, Writes: []judge.WritesResult{{Group: "create", Table: "items", Answers: 40, Writes: 44}}}
 	r.Controls.AddControl(counter.Fail, "variant control: "+counter.Line())
 	path := filepath.Join(t.TempDir(), "latest.json")
 	if err := report.Write(path, r); err != nil {

@@ -1,7 +1,3 @@
-// Package daemon is perfgate-verdictd's command line: serve (the default),
-// migrate and token add, with every flag also read from the environment
-// (PERFGATE_VERDICTD_<FLAG>, a flag on the command line winning). The main
-// in cmd/perfgate-verdictd only calls Main.
 package daemon
 
 import (

@@ -1,6 +1,3 @@
-// Package oidctest is an OIDC issuer on loopback for tests: its discovery
-// document, its JWKS and tokens shaped like GitHub Actions', signed with
-// go-jose.
 package oidctest
 
 import (
