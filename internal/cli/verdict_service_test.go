@@ -40,7 +40,9 @@ type actionsJob struct {
 
 func newActionsJob(t *testing.T, is *oidctest.Issuer, service string) *actionsJob {
 	t.Helper()
-	j := &actionsJob{token: oidctest.Sign(t, is.Key, is.Claims())}
+	claims := is.Claims()
+	claims["run_id"] = "7001" // the service binds an attempt to its token's run
+	j := &actionsJob{token: oidctest.Sign(t, is.Key, claims)}
 	const reqToken = "runner-request-token"
 	runner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+reqToken {
@@ -164,6 +166,9 @@ func TestServiceRecordsAttemptsAndDecides(t *testing.T) {
 	// A re-run of the workflow keeps the run id and raises the run
 	// attempt: the service judges it anew and decides.
 	job.env["GITHUB_RUN_ATTEMPT"] = "2"
+	rerunClaims := is.Claims()
+	rerunClaims["run_id"], rerunClaims["run_attempt"] = "7001", "2" // the re-run's job token
+	job.token = oidctest.Sign(t, is.Key, rerunClaims)
 	rerun := filepath.Join(t.TempDir(), "latest.json")
 	report.Write(rerun, reporttest.Pass())
 	out, errs, err = job.run(t, "attempts", "next", "--attempt", "1", "--exit-code", "0", "--cpu-model", stallyModel, "--report", rerun, "--record", "")

@@ -118,7 +118,7 @@ func (pr Prepared) load(ctx context.Context) (*preparedArms, error) {
 		return nil, err
 	}
 	// The head's [prepare] step mints what the plan and the arms read (the
-	// seed's keys and tokens under target/perf-run), in the checkout,
+	// keys and tokens FerroFED's gate mints under target/perf-run), in the checkout,
 	// before the plan's variable files are read or anything starts.
 	if err := a.headC.RunPrepare(ctx, pr.Repo, pr.Out, pr.Log); err != nil {
 		return nil, err

@@ -1,13 +1,18 @@
 package verdict
 
-import "context"
+import (
+	"context"
 
-// The words a verdict is published as: the same three the action's
-// `verdict` output uses, one per exit code.
-const (
-	WordPass        = "pass"
-	WordRegression  = "regression"
-	WordCannotJudge = "cannot-judge"
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+// The words a verdict is published as: exit.Word's, the same three the
+// action's `verdict` output uses, one per exit code. They are named here
+// because the service switches on them, but exit owns the spelling.
+var (
+	WordPass        = exit.Word(exit.Pass)
+	WordRegression  = exit.Word(exit.Regression)
+	WordCannotJudge = exit.Word(exit.CannotJudge)
 )
 
 // CheckTarget says where a check run goes. SHA is the commit GitHub shows

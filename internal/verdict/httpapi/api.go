@@ -25,7 +25,11 @@ func (s *server) postAttempt(w http.ResponseWriter, r *http.Request) {
 	if !decodeStrict(w, r, s.maxBody, &sub) {
 		return
 	}
-	if err := mayActFor(who, sub.Facts.Repository); err != nil {
+	if err := mayActFor(who.repo, sub.Facts.Repository); err != nil {
+		s.refuse(w, r, err)
+		return
+	}
+	if err := s.auth.bind(r.Context(), who, sub.Facts); err != nil {
 		s.refuse(w, r, err)
 		return
 	}

@@ -87,6 +87,7 @@ func verdictd(t *testing.T, gh *publish.FakeGitHub) (url, token string) {
 	case a := <-addr:
 		return "http://" + a, token
 	case err := <-done:
+		done <- nil // the Cleanup waits on done: do not leave it waiting forever
 		t.Fatalf("perfgate-verdictd ended before serving: %v", err)
 	case <-time.After(30 * time.Second):
 		t.Fatal("perfgate-verdictd did not serve within 30 s")
@@ -190,6 +191,13 @@ func only(t *testing.T, gh *publish.FakeGitHub, sha, name string) publish.FakeCh
 // GitHub's REST API that records every request (issue 20's "must show").
 func TestServiceEndToEnd(t *testing.T) {
 	gh := publish.NewFakeGitHub(t)
+	// GitHub's records of the runs below, which the service holds each
+	// posted attempt against.
+	gh.AddWorkflowRun(9001, "pull_request", prHead, 2, prNumber)
+	gh.AddWorkflowRun(9002, "pull_request", prHead2, 1, prNumber)
+	gh.AddWorkflowRun(9003, "merge_group", mgHead, 1)
+	gh.AddWorkflowRun(9004, "push", tagHead, 1)
+	gh.AddWorkflowRun(9005, "push", lateHead, 1)
 	url, token := verdictd(t, gh)
 
 	// A pull request's run: attempt 1 cannot judge (retry), attempt 2
@@ -307,7 +315,7 @@ func TestServiceEndToEnd(t *testing.T) {
 	if strings.Count(body, start) != 1 || strings.Count(body, end) != 1 || strings.Count(body, line) != 1 || !strings.HasPrefix(body, "## What's changed") {
 		t.Errorf("the release body:\n%s\nwant the notes and one marked line %q", body, line)
 	}
-	got, err := httpGetLine(url, "v1.4.0")
+	got, err := httpGetLine(url, token, "v1.4.0")
 	if err != nil || got != line {
 		t.Errorf("GET /v1/release-line = %q, %v; want %q", got, err, line)
 	}
@@ -341,8 +349,14 @@ func TestServiceEndToEnd(t *testing.T) {
 	}
 }
 
-func httpGetLine(service, tag string) (string, error) {
-	resp, err := http.Get(service + "/v1/release-line?repo=" + e2eRepo + "&tag=" + tag)
+func httpGetLine(service, token, tag string) (string, error) {
+	req, err := http.NewRequest(http.MethodGet, service+"/v1/release-line?repo="+e2eRepo+"&tag="+tag, nil)
+	if err != nil {
+		return "", err
+	}
+	// Reads need a credential for the repository (--reads token, the default).
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return "", err
 	}
