@@ -11,16 +11,11 @@ import (
 )
 
 // verdictPublisher is told the final verdict after the job summary is
-// written. It is the seam for the verdict service: when
-// newServicePublisher is set, `perfgate verdict` gains --service URL and
-// publishes through it.
+// written: the verdict service's client (verdict_service.go), when
+// --service names one.
 type verdictPublisher interface {
 	PublishVerdict(ctx context.Context, v *attempts.Verdict) error
 }
-
-// newServicePublisher builds the verdict service's publisher from
-// --service URL and its audience; verdict_service.go wires it.
-var newServicePublisher func(sf *serviceFlags, s *IO) (verdictPublisher, error)
 
 // runVerdict is the verdict job: internal/attempts reads the attempts'
 // folders and decides; the summary is written and the verdict printed.
@@ -30,10 +25,7 @@ func runVerdict(ctx context.Context, s *IO, args []string) error {
 	out := fs.String("out", "target/perf-verdict", "where to write summary.md")
 	results := fs.String("job-results", "", "needs.attempt-<n>.result of each attempt job in order, comma-separated (success, failure, cancelled, skipped)")
 	stall := fs.String("stall-prone", s.Env(attempts.StallProneEnv), "CPU models on which a regression is retried, comma-separated (default $"+attempts.StallProneEnv+")")
-	var service *serviceFlags
-	if newServicePublisher != nil {
-		service = addServiceFlags(fs, s)
-	}
+	service := addServiceFlags(fs, s)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -61,8 +53,8 @@ func runVerdict(ctx context.Context, s *IO, args []string) error {
 	if err := appendStepSummary(s, path); err != nil {
 		return err
 	}
-	if service != nil && service.url != "" {
-		p, err := newServicePublisher(service, s)
+	if service.url != "" {
+		p, err := newVerdictService(service, s)
 		if err != nil {
 			// No credential (a fork's pull request gets no OIDC token): the
 			// verdict above stands, the service just never hears of it.

@@ -16,8 +16,6 @@ import (
 // job sends (its facts, its reports) and how it takes the answer. This file
 // wires its flags, the job log's masks and warnings to it.
 
-func init() { newServicePublisher = newVerdictService }
-
 // serviceFlags are --service and --service-audience, shared by `verdict`
 // and `attempts next`.
 type serviceFlags struct {
