@@ -17,7 +17,7 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // profileFlags lets the command line reshape the A/B run of a plan
-// (a short run on a laptop, the seed's full run in CI).
+// (a short run on a laptop, FerroFED's gate's full run in CI).
 type profileFlags struct {
 	pairs        int
 	rate         float64

@@ -15,7 +15,7 @@ func runDemo(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("demo", s)
 	o := demo.RunOptions{Getenv: s.Env, Stdout: s.Out, Log: s.Err}
 	fs.BoolVar(&o.NoRegression, "no-regression", false, "the head commit carries no regression: the gate passes")
-	fs.BoolVar(&o.Full, "full", false, "the seed's full profile (about 6 minutes) instead of the short one")
+	fs.BoolVar(&o.Full, "full", false, "FerroFED's gate's full profile (about 6 minutes) instead of the short one")
 	fs.StringVar(&o.Out, "out", "target/perf-demo", "folder for the report, the summary and the logs; the repository and the built arms live in it while the demo runs")
 	fs.BoolVar(&o.NoStore, "no-store", false, "run without the PostgreSQL store even when its binaries are installed")
 	fs.BoolVar(&o.NoDocker, "no-docker", false, "run without the compose dependency even when a docker engine answers")
