@@ -57,8 +57,16 @@ func WriteSummary(w io.Writer, meta ReportMeta, r *Result) error {
 			parts = append(parts, fmt.Sprintf("%d x %s", n, k))
 		}
 		sort.Strings(parts)
-		fmt.Fprintf(&b, "%s: %d failed (%d unexpected status, %d errors); answers: %s\n", g.Name, g.Failures(), g.Unexpected,
-			g.Failures()-g.Unexpected, strings.Join(parts, ", "))
+		if g.WrongAnswers == 0 {
+			fmt.Fprintf(&b, "%s: %d failed (%d unexpected status, %d errors); answers: %s\n", g.Name, g.Failures(), g.Unexpected,
+				g.Failures()-g.Unexpected, strings.Join(parts, ", "))
+			continue
+		}
+		fmt.Fprintf(&b, "%s: %d failed (%d unexpected status, %d wrong answers, %d errors); answers: %s\n", g.Name, g.Failures(), g.Unexpected,
+			g.WrongAnswers, g.Failures()-g.Unexpected-g.WrongAnswers, strings.Join(parts, ", "))
+		if s := g.WrongAnswer; s != nil {
+			fmt.Fprintf(&b, "%s: wrong answer: %s\n", g.Name, s)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
