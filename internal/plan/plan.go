@@ -66,10 +66,11 @@ type Group struct {
 	Body               string // the inline body, or BodyFile's content
 	BodyFile           string // as written in the plan, relative to the plan's folder
 	Expect             []int
-	Weight             float64 // share when Load.Order is "weight"; 1 unless written
-	MaxRate            float64 // arrivals/s this group must stay below; 0 = no limit
-	Line               int     // line of the group's [[group]] header
-	DPoPKeyFile        string  // sends DPoP proofs signed by this key (dpop.go); relative to the plan's folder
+	Weight             float64         // share when Load.Order is "weight"; 1 unless written
+	MaxRate            float64         // arrivals/s this group must stay below; 0 = no limit
+	Line               int             // line of the group's [[group]] header
+	DPoPKeyFile        string          // sends DPoP proofs signed by this key (dpop.go); relative to the plan's folder
+	Answer             load.AnswerRule // expect_body, expect_json, expect_header (parse_answer.go); zero checks nothing
 	dpopLine           int
 
 	bodyPath string // BodyFile resolved, for messages about its lines
@@ -159,6 +160,9 @@ func (p *Plan) loadGroups() []load.Group {
 	out := make([]load.Group, len(p.Groups))
 	for i, g := range p.Groups {
 		out[i] = load.Group{Name: g.Name, Expect: append([]int(nil), g.Expect...)}
+		if a := g.Answer; a.Body != "" || len(a.JSON) > 0 || len(a.Header) > 0 {
+			out[i].Answer = &a
+		}
 	}
 	return out
 }

@@ -1,0 +1,72 @@
+package plan
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/load"
+)
+
+const answerGroup = "[[group]]\nname = \"items\"\npath = \"/items\"\nexpect = 200\n"
+
+func TestAnswerKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name, toml string
+		want       load.AnswerRule
+	}{
+		{"text", `expect_body = '"ok"'`, load.AnswerRule{Body: `"ok"`}},
+		{"regexp", `expect_body = '/^\{"id":\d+/'`, load.AnswerRule{Body: `/^\{"id":\d+/`}},
+		{"quoted paths", `expect_json = { "items.0.id" = 42, "name" = "widget", "ok" = true, "score" = 0.5 }`,
+			load.AnswerRule{JSON: []load.JSONExpect{{"items.0.id", int64(42)}, {"name", "widget"}, {"ok", true}, {"score", 0.5}}}},
+		{"a table under a path reads as the dotted path", "[group.expect_json]\nitems.0.id = 42",
+			load.AnswerRule{JSON: []load.JSONExpect{{"items.0.id", int64(42)}}}},
+		{"headers", `expect_header = { Content-Type = "/^application\\/json/", X-Cache = "HIT" }`,
+			load.AnswerRule{Header: []load.HeaderExpect{{"Content-Type", `/^application\/json/`}, {"X-Cache", "HIT"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Parse("plan.toml", []byte(answerGroup+tc.toml+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Groups[0].Answer; !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("answer rule %#v, want %#v", got, tc.want)
+			}
+			if g := p.loadGroups()[0]; g.Answer == nil || !reflect.DeepEqual(*g.Answer, tc.want) {
+				t.Errorf("load group's rule %#v", g.Answer)
+			}
+		})
+	}
+	p, err := Parse("plan.toml", []byte(answerGroup))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := p.loadGroups()[0]; g.Answer != nil {
+		t.Errorf("a group with no expectation has the rule %#v", g.Answer)
+	}
+}
+
+func TestAnswerKeysRefused(t *testing.T) {
+	for _, tc := range []struct{ toml, want string }{
+		{`expect_body = ""`, "plan.toml:5: expect_body is empty, which every body holds"},
+		{`expect_body = "/a(/"`, "plan.toml:5: expect_body /a(/ is not a regular expression"},
+		{`expect_body = 42`, "plan.toml:5: expect_body must be a string"},
+		{`expect_json = { "items..id" = 42 }`, `plan.toml:5: expect_json path "items..id" has an empty step`},
+		{`expect_json = { "items" = [1, 2] }`, `plan.toml:5: expect_json items must be a string, a number or a boolean`},
+		{`expect_json = {}`, "plan.toml:5: expect_json is empty"},
+		{`expect_header = { "X Cache" = "HIT" }`, `plan.toml:5: header name "X Cache" is not a valid HTTP header name`},
+		{`expect_header = { X-Cache = 1 }`, "plan.toml:5: expect_header X-Cache must be a string"},
+		{`expect_header = { X-Cache = "/[/" }`, "plan.toml:5: expect_header X-Cache = /[/ is not a regular expression"},
+		{`expect_bdy = "ok"`, `plan.toml:5: unknown key "expect_bdy"`},
+	} {
+		_, err := Parse("plan.toml", []byte(answerGroup+tc.toml+"\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q:\n got %v\nwant %s", tc.toml, err, tc.want)
+			continue
+		}
+		if exit.Code(err) != 2 {
+			t.Errorf("%q: exit %d, want 2", tc.toml, exit.Code(err))
+		}
+	}
+}
