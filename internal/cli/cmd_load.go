@@ -93,7 +93,7 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 		return err
 	}
 	a := load.Attack{Target: *target, CAFile: *caFile, Source: src, Groups: groups, Warmup: l.Warmup,
-		Duration: l.MeasuredDuration(), ServerTiming: p.ServerTiming}
+		Duration: l.MeasuredDuration(), ServerTiming: p.ServerTiming, Redact: v.Redactor()}
 	if len(l.Stages) == 0 {
 		a.Pacer = load.ConstantPacer{Freq: l.Rate}
 	} else {
@@ -127,7 +127,7 @@ func runLoad(ctx context.Context, s *IO, args []string) error {
 		return fmt.Errorf("writing the summary: %w", err)
 	}
 	notes, ths := pairs.LoadNotes(src), pairs.LoadThresholds(p, r)
-	verdict := pairs.WriteLoadVerdict(s.Out, notes, ths)
+	verdict := pairs.WriteLoadVerdict(s.Out, notes, ths, pairs.LoadWrongAnswers(r))
 	if *out != "" {
 		if err := writeLoadReport(*out, meta, r, append(notes, pairs.ThresholdLines(ths)...)); err != nil {
 			return err

@@ -83,6 +83,17 @@ func (s *AnswerSample) String() string {
 	return fmt.Sprintf("%s: %s; body (%d)%s: %s", s.Expectation, s.Why, s.Status, cut, s.Body)
 }
 
+// WrongAnswerLine is how every report names a group's wrong answers: "group
+// items: 40 wrong answers; first: expect_json "items.0.id" = 42: the body
+// has no "items"; body (200): {}". first may be nil.
+func WrongAnswerLine(group string, n uint64, first *AnswerSample) string {
+	line := fmt.Sprintf("group %s: %d wrong answers", group, n)
+	if first != nil {
+		line += "; first: " + first.String()
+	}
+	return line
+}
+
 // answerMatch is an AnswerRule made ready for the parser.
 type answerMatch struct {
 	expect  []int // the group's expected statuses: only those answers are checked

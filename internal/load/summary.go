@@ -64,9 +64,6 @@ func WriteSummary(w io.Writer, meta ReportMeta, r *Result) error {
 		}
 		fmt.Fprintf(&b, "%s: %d failed (%d unexpected status, %d wrong answers, %d errors); answers: %s\n", g.Name, g.Failures(), g.Unexpected,
 			g.WrongAnswers, g.Failures()-g.Unexpected-g.WrongAnswers, strings.Join(parts, ", "))
-		if s := g.WrongAnswer; s != nil {
-			fmt.Fprintf(&b, "%s: wrong answer: %s\n", g.Name, s)
-		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
