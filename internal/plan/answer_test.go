@@ -19,11 +19,11 @@ func TestAnswerKeys(t *testing.T) {
 		{"text", `expect_body = '"ok"'`, load.AnswerRule{Body: `"ok"`}},
 		{"regexp", `expect_body = '/^\{"id":\d+/'`, load.AnswerRule{Body: `/^\{"id":\d+/`}},
 		{"quoted paths", `expect_json = { "items.0.id" = 42, "name" = "widget", "ok" = true, "score" = 0.5 }`,
-			load.AnswerRule{JSON: []load.JSONExpect{{"items.0.id", int64(42)}, {"name", "widget"}, {"ok", true}, {"score", 0.5}}}},
+			load.AnswerRule{JSON: []load.JSONExpect{{Path: "items.0.id", Value: int64(42)}, {Path: "name", Value: "widget"}, {Path: "ok", Value: true}, {Path: "score", Value: 0.5}}}},
 		{"a table under a path reads as the dotted path", "[group.expect_json]\nitems.0.id = 42",
-			load.AnswerRule{JSON: []load.JSONExpect{{"items.0.id", int64(42)}}}},
+			load.AnswerRule{JSON: []load.JSONExpect{{Path: "items.0.id", Value: int64(42)}}}},
 		{"headers", `expect_header = { Content-Type = "/^application\\/json/", X-Cache = "HIT" }`,
-			load.AnswerRule{Header: []load.HeaderExpect{{"Content-Type", `/^application\/json/`}, {"X-Cache", "HIT"}}}},
+			load.AnswerRule{Header: []load.HeaderExpect{{Name: "Content-Type", Value: `/^application\/json/`}, {Name: "X-Cache", Value: "HIT"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Parse("plan.toml", []byte(answerGroup+tc.toml+"\n"))
