@@ -106,4 +106,7 @@ type Input struct {
 	Idle       *Idle              `json:"idle,omitempty"`
 	Thresholds []Threshold        `json:"thresholds,omitempty"`
 	Notes      []string           `json:"notes,omitempty"`
+	// Answers is the comparison of both arms' answers to one sample of
+	// requests (sameanswers.go); nil when the plan asks none.
+	Answers *SameAnswers `json:"answers,omitempty"`
 }

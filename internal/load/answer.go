@@ -271,20 +271,26 @@ func (m *answerMatch) beyond(cut bool, why string) string {
 }
 
 func (m *answerMatch) sample(status int, body []byte, cut bool, says, why string) *AnswerSample {
-	s := &AnswerSample{Expectation: says, Why: why, Status: status, Cut: cut || len(body) > maxSampleBody}
-	text := string(body[:min(len(body), maxSampleBody)])
-	text = strings.ToValidUTF8(text, "?")
-	for len(text) > 0 && s.Cut {
-		// Not in the middle of a rune the cut split.
+	text, longer := ShowBody(body, m.redact)
+	return &AnswerSample{Expectation: says, Why: m.redact.String(why), Status: status, Body: text, Cut: cut || longer}
+}
+
+// ShowBody is a body as a report shows it: its first 512 bytes on one line
+// (line breaks written \n, bytes that are not UTF-8 as ?), with red's
+// secrets as ***; cut says there was more.
+func ShowBody(body []byte, red *redact.Set) (text string, cut bool) {
+	cut = len(body) > maxSampleBody
+	text = string(body[:min(len(body), maxSampleBody)])
+	for cut && len(text) > 0 {
+		// Not the start of a rune the cut split.
 		if r, _ := utf8.DecodeLastRuneInString(text); r != utf8.RuneError {
 			break
 		}
 		text = text[:len(text)-1]
 	}
+	text = strings.ToValidUTF8(text, "?")
 	text = strings.NewReplacer("\r", `\r`, "\n", `\n`, "\t", `\t`).Replace(text)
-	s.Body = m.redact.String(text)
-	s.Why = m.redact.String(s.Why)
-	return s
+	return red.String(text), cut
 }
 
 // walk follows path into doc; where says which step is missing ("" when

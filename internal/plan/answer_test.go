@@ -70,3 +70,25 @@ func TestAnswerKeysRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestSameAnswersKeys(t *testing.T) {
+	const ab = "[ab]\npairs = 2\n"
+	p, err := Parse("plan.toml", []byte(ab+"answers = \"same\"\nignore = [\"id\", \"meta.created_at\"]\n"+answerGroup))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.AB.Answers != AnswersSame || !reflect.DeepEqual(p.AB.Ignore, []string{"id", "meta.created_at"}) {
+		t.Errorf("answers %q ignore %q", p.AB.Answers, p.AB.Ignore)
+	}
+	for _, tc := range []struct{ toml, want string }{
+		{`answers = "equal"`, `plan.toml:3: answers "equal" is not a choice; write answers = "same"`},
+		{`ignore = ["id"]`, `plan.toml:3: ignore names the JSON fields the arms' answers may differ in, and compares nothing without answers`},
+		{"answers = \"warn\"\nignore = \"id\"", "plan.toml:4: ignore must be a list of JSON field names"},
+		{"answers = \"warn\"\nignore = [\"a..b\"]", `plan.toml:4: ignore holds "a..b", which is not a JSON field name`},
+	} {
+		_, err := Parse("plan.toml", []byte(ab+tc.toml+"\n"+answerGroup))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q:\n got %v\nwant %s", tc.toml, err, tc.want)
+		}
+	}
+}

@@ -103,6 +103,11 @@ type AB struct {
 	Idle         time.Duration
 	IdleCPU      float64 // fraction of one core (the plan writes percent)
 	IdleTxPerSec float64
+	// Answers is "" (the arms' answers are not compared), AnswersSame or
+	// AnswersWarn; Ignore names the JSON fields they may differ in
+	// (parse_sameanswers.go).
+	Answers string
+	Ignore  []string
 }
 
 // Threshold is an absolute limit the judge checks beside the A/B ratios.
