@@ -92,3 +92,26 @@ func TestSameAnswersKeys(t *testing.T) {
 		}
 	}
 }
+
+// A threshold reads the server's own figure when the plan names the header
+// holding it, unless it says side = "client"; success has no side.
+func TestThresholdDefaultSide(t *testing.T) {
+	for _, tc := range []struct {
+		top, threshold, side string
+	}{
+		{`server_timing = "Server-Timing"`, `metric = "p90"` + "\nbelow = \"5ms\"", "server"},
+		{`server_timing = "X-Took-Ms"`, `metric = "under"` + "\nbelow = \"5ms\"\nmin = 90", "server"},
+		{`server_timing = "Server-Timing"`, `metric = "p90"` + "\nbelow = \"5ms\"\nside = \"client\"", "client"},
+		{`server_timing = "Server-Timing"`, `metric = "success"` + "\nmin = 99", "client"},
+		{"", `metric = "p90"` + "\nbelow = \"5ms\"", "client"},
+	} {
+		p, err := Parse("plan.toml", []byte(tc.top+"\n"+answerGroup+"\n[[threshold]]\n"+tc.threshold+"\n"))
+		if err != nil {
+			t.Errorf("%q %q: %v", tc.top, tc.threshold, err)
+			continue
+		}
+		if got := p.Thresholds[0].Side; got != tc.side {
+			t.Errorf("%q %q: side %q, want %q", tc.top, tc.threshold, got, tc.side)
+		}
+	}
+}

@@ -116,7 +116,7 @@ type Threshold struct {
 	Metric string        // "p<N>" (p50, p90, p99.9), "success" or "under"
 	Below  time.Duration // p<N>: the percentile must be strictly below; under: the latency counted
 	Min    float64       // success, under: the fraction that must be reached (plan writes percent)
-	Side   string        // "client" (default) or "server" (needs server_timing)
+	Side   string        // "client" or "server" (needs server_timing); unwritten: "server" when the plan sets server_timing
 	Line   int
 }
 
