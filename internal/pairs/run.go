@@ -133,6 +133,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 			return nil, firstErr(died, err)
 		}
 		res.Input.Answers = ans
+		c.logf("answers: %d sampled requests sent to both arms, %d answered differently", ans.Compared, len(ans.Differences))
 	}
 	// A metric is judged when every phase of both arms has it.
 	seen := map[string]int{}
