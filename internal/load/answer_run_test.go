@@ -75,6 +75,13 @@ func testWrongAnswers(t *testing.T) {
 			if rep.Groups[0].WrongAnswers != g.WrongAnswers || rep.Groups[0].WrongAnswer == nil || rep.Total.WrongAnswers != g.WrongAnswers {
 				t.Errorf("report: %+v", rep.Groups[0])
 			}
+			back, err := rep.Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bg := back.Groups[0]; bg.WrongAnswers != g.WrongAnswers || bg.WrongAnswer == nil || *bg.WrongAnswer != *s {
+				t.Errorf("the report read back: %d wrong answers, sample %+v", bg.WrongAnswers, bg.WrongAnswer)
+			}
 		})
 	}
 }

@@ -161,3 +161,68 @@ func TestAnswerRuleRightAnswerNoAlloc(t *testing.T) {
 		t.Errorf("%v allocations per right answer, want 0", allocs)
 	}
 }
+
+// FuzzAnswerParser: an answer rule never changes a response's framing
+// (what is consumed, done, the error), never panics on what a target
+// sends, and where the reads split never changes whether it is wrong.
+//
+//	go test ./internal/load -run '^$' -fuzz FuzzAnswerParser -fuzztime 10s
+func FuzzAnswerParser(f *testing.F) {
+	f.Add([]byte(httpResp("X-Cache: HIT\r\n", `{"items":[{"id":42}]}`)), uint16(20))
+	f.Add([]byte(chunkedResp("", `{"items":[]}`)), uint16(50))
+	f.Add([]byte("HTTP/1.1 200 OK\r\n\r\n{\"items\":[{\"id\":42}]}"), uint16(3))
+	for _, tc := range parseCases {
+		f.Add([]byte(tc.in+tc.next), uint16(len(tc.in)/2))
+	}
+	rule := &AnswerRule{Body: `/"id":\d+/`, JSON: []JSONExpect{{Path: "items.0.id", Value: 42}}, Header: []HeaderExpect{{Name: "X-Cache", Value: "HIT"}}}
+	f.Fuzz(func(t *testing.T, wire []byte, split uint16) {
+		type out struct {
+			n     int
+			done  bool
+			err   string
+			bytes uint64
+			wrong bool
+		}
+		read := func(m *answerMatch, parts ...[]byte) out {
+			var p respParser
+			p.begin(false, nil, nil, m)
+			var o out
+			for _, b := range parts {
+				n, done, err := p.feed(b)
+				o.n += n
+				if err != nil {
+					o.err = err.Error()
+				}
+				if done || err != nil {
+					o.done = done
+					break
+				}
+			}
+			if !o.done && o.err == "" {
+				if d, err := p.eof(); err != nil {
+					o.err = err.Error()
+				} else {
+					o.done = d
+				}
+			}
+			r := p.result()
+			o.bytes, o.wrong = r.bytesIn, r.wrong
+			return o
+		}
+		fresh := func() *answerMatch {
+			m, err := newAnswerMatch(rule, []int{200}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		whole, plain := read(fresh(), wire), read(nil, wire)
+		if plain.n != whole.n || plain.done != whole.done || plain.err != whole.err || plain.bytes != whole.bytes {
+			t.Fatalf("the rule changed the framing: %+v, without %+v", whole, plain)
+		}
+		at := int(split) % (len(wire) + 1)
+		if parts := read(fresh(), wire[:at], wire[at:]); parts != whole {
+			t.Fatalf("split at %d: %+v, whole %+v", at, parts, whole)
+		}
+	})
+}

@@ -209,7 +209,8 @@ func groupsFromReport(grs []GroupReport) ([]*GroupStats, error) {
 	out := make([]*GroupStats, 0, len(grs))
 	for _, gr := range grs {
 		g := &GroupStats{Name: gr.Name, Requests: gr.Requests, Expected: gr.Expected, Unexpected: gr.Unexpected,
-			Statuses: gr.Statuses, Hits: gr.Hits, HitBeyond: gr.HitBeyond, Errors: gr.Errors, BytesIn: gr.BytesIn, BytesOut: gr.BytesOut}
+			Statuses: gr.Statuses, Hits: gr.Hits, HitBeyond: gr.HitBeyond,
+			WrongAnswers: gr.WrongAnswers, WrongAnswer: gr.WrongAnswer, Errors: gr.Errors, BytesIn: gr.BytesIn, BytesOut: gr.BytesOut}
 		var err error
 		for _, x := range []struct {
 			dst **hdrhistogram.Histogram
