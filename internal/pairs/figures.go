@@ -45,6 +45,10 @@ func phaseFigures(pair int, lead string, r *armRun, withStore bool) judge.Phase 
 			// expect_body, expect_json or expect_header (load.AnswerRule).
 			WrongAnswers: g.WrongAnswers,
 			WrongAnswer:  g.WrongAnswer,
+			// The whole histograms, so the tails are judged pooled over
+			// the pairs (docs/judge.md); Server is nil without server_timing.
+			Latency: judge.NewHistogram(g.Latency),
+			Server:  judge.NewHistogram(g.Server),
 		}
 		for h := range 2 {
 			hg := res.Halves[h][gi]
