@@ -192,6 +192,7 @@ func leftOut(in Input) (lines []string, compared int) {
 // says for group, and what came instead ("" when every phase had some).
 func noAnswers(phases []Phase, group string) string {
 	empty := 0
+	var wrong uint64
 	status := map[int]uint64{}
 	failed := map[string]uint64{}
 	for _, p := range phases {
@@ -206,6 +207,7 @@ func noAnswers(phases []Phase, group string) string {
 			for k, c := range g.Failed {
 				failed[k] += c
 			}
+			wrong += g.WrongAnswers
 		}
 	}
 	if empty == 0 {
@@ -217,6 +219,9 @@ func noAnswers(phases []Phase, group string) string {
 	}
 	if n, list := countList(failed); n > 0 {
 		got = append(got, "failed "+list)
+	}
+	if wrong > 0 {
+		got = append(got, fmt.Sprintf("%d wrong answers", wrong))
 	}
 	if len(got) == 0 {
 		got = append(got, "sent it nothing")

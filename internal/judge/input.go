@@ -1,5 +1,7 @@
 package judge
 
+import "github.com/perfgate/perfgate/internal/load"
+
 // Metric names one figure measured per arm per phase. ID is "throughput",
 // "p50.<group>", "p95.<group>", "p99.<group>", "peak_memory",
 // "cpu_per_request" or "tx_per_request"; Unit is how its values read
@@ -35,7 +37,12 @@ type GroupFigures struct {
 	WrongStatus map[int]uint64    `json:"wrong_status,omitempty"`
 	Failed      map[string]uint64 `json:"failed,omitempty"`
 	Unexpected  map[string]uint64 `json:"unexpected,omitempty"`
-	Halves      [2]Half           `json:"halves"`
+	// WrongAnswers counts answers with an expected status that fail the
+	// group's expect_body, expect_json or expect_header; WrongAnswer is
+	// the first (wronganswers.go).
+	WrongAnswers uint64             `json:"wrong_answers,omitempty"`
+	WrongAnswer  *load.AnswerSample `json:"wrong_answer,omitempty"`
+	Halves       [2]Half            `json:"halves"`
 	// Latency is the phase's whole latency histogram of the group (the
 	// answers as planned), from which the tails are judged pooled over
 	// the pairs (tail.go); Server is the server's own figure, where the
@@ -106,4 +113,7 @@ type Input struct {
 	Idle       *Idle              `json:"idle,omitempty"`
 	Thresholds []Threshold        `json:"thresholds,omitempty"`
 	Notes      []string           `json:"notes,omitempty"`
+	// Answers is the comparison of both arms' answers to one sample of
+	// requests (sameanswers.go); nil when the plan asks none.
+	Answers *SameAnswers `json:"answers,omitempty"`
 }

@@ -63,6 +63,19 @@ func Judge(in Input) Verdict {
 		}
 	}
 
+	for _, w := range wrongAnswerLines(in.Head) {
+		v.Failures = append(v.Failures, "head: "+w)
+	}
+	for _, w := range wrongAnswerLines(in.Base) {
+		v.CannotJudge = append(v.CannotJudge, "base: "+w+": the base does not answer as the plan expects, so the head cannot be compared with it; fix the group's expectation or the base")
+	}
+
+	if lines := sameAnswerLines(in.Answers); answersDiffer(in) {
+		v.Failures = append(v.Failures, lines...)
+	} else {
+		v.Notes = append(v.Notes, lines...)
+	}
+
 	head, base := unexpected(in.Head), unexpected(in.Base)
 	for _, u := range head {
 		v.Failures = append(v.Failures, "head: "+u)
@@ -87,8 +100,9 @@ func Judge(in Input) Verdict {
 	// The idle limits are absolute and compare with nothing, so a load
 	// phase that cannot be judged does not unsay a head that worked while
 	// idle: that is the shape the gate was built to catch. Nor does it
-	// unsay a wrong status the head answered where the base answered right.
-	case idleFailed, answeredWrong(in):
+	// unsay a wrong status or a wrong answer (wronganswers.go) the head
+	// gave where the base answered right.
+	case idleFailed, answeredWrong(in), headAnsweredWrong(in), answersDiffer(in):
 		v.Code = Regression
 	case len(v.CannotJudge) > 0:
 		v.Code = CannotJudge

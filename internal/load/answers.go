@@ -28,7 +28,7 @@ func (r *Result) NoAnswer() string {
 		return "no arrival was due in the measured window; raise the rate or the duration"
 	}
 	t := r.Total()
-	if t.Expected+t.Unexpected > 0 || t.Requests == 0 {
+	if t.Expected+t.Unexpected+t.WrongAnswers > 0 || t.Requests == 0 {
 		return ""
 	}
 	kinds := make([]string, 0, len(t.Errors))

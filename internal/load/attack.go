@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/redact"
 )
 
 // Attack is one open-loop run against one target.
@@ -23,6 +25,7 @@ type Attack struct {
 	Offset       time.Duration  // every arrival shifted by this (A/B: half an interval)
 	ServerTiming string         // "" = parse `Server-Timing: ...;dur=`; else a named header holding ms
 	Hit          *HitRule       // optional: which answers are hits, by a header or a JSON field (hit.go)
+	Redact       *redact.Set    // optional: secrets taken out of the wrong answers' bodies a result keeps (answer.go)
 	Progress     func(Snapshot) // optional, called about once a second
 
 	// MaxConns caps the connections (one per in-flight request); 0 means
@@ -96,7 +99,9 @@ type hit struct {
 	errKind              string
 	serverDur            int64
 	bytesIn, bytesOut    uint64
-	hitOK, hitBeyond     bool // the answer is a hit by Attack.Hit; its JSON field lay past MaxHitBody
+	hitOK, hitBeyond     bool          // the answer is a hit by Attack.Hit; its JSON field lay past MaxHitBody
+	wrong                bool          // the answer fails its group's AnswerRule (answer.go)
+	sample               *AnswerSample // the first such answer of its group, else nil
 }
 
 type job struct {
@@ -322,6 +327,7 @@ func (t *attacker) worker(ctx context.Context) {
 			var resp response
 			resp, keep, err = c.do(t.ep, &j.req)
 			h.status, h.serverDur, h.bytesIn, h.bytesOut, h.hitOK, h.hitBeyond = resp.status, resp.serverDur, resp.bytesIn, resp.bytesOut, resp.hit, resp.hitBeyond
+			h.wrong, h.sample = resp.wrong, resp.sample
 			if err == nil || attempt > 1 || !reused || resp.bytesIn > 0 || !retryable(j.req.Method, err) {
 				break
 			}

@@ -28,6 +28,15 @@ type endpoint struct {
 	timeout  time.Duration
 	timingHd []byte // the named server-timing header, lower case; nil for Server-Timing
 	hit      *hitMatch
+	answers  []*answerMatch // index = Request.Group; nil where a group checks no answer
+}
+
+// answer is group g's answer rule, nil when it has none.
+func (ep *endpoint) answer(g int) *answerMatch {
+	if g < 0 || g >= len(ep.answers) {
+		return nil
+	}
+	return ep.answers[g]
 }
 
 type conn struct {
@@ -44,9 +53,11 @@ type response struct {
 	status    int
 	bytesIn   uint64
 	bytesOut  uint64
-	serverDur int64 // µs; -1 when the target sent none
-	hit       bool  // the answer is a hit by the attack's HitRule
-	hitBeyond bool  // the rule's JSON field lay past MaxHitBody: a miss
+	serverDur int64         // µs; -1 when the target sent none
+	hit       bool          // the answer is a hit by the attack's HitRule
+	hitBeyond bool          // the rule's JSON field lay past MaxHitBody: a miss
+	wrong     bool          // an expected status, but the answer fails its group's AnswerRule
+	sample    *AnswerSample // the attack's first wrong answer of its group, else nil
 }
 
 var errMalformed = errors.New("malformed response")
@@ -105,20 +116,25 @@ func (c *conn) do(ep *endpoint, req *Request) (resp response, keep bool, err err
 	if err != nil {
 		// A target may answer (413, 431) and close before taking the
 		// whole request: if its answer arrived, that answer is the result.
-		if early, _, rerr := c.read(ep, req.Method == "HEAD", resp); rerr == nil {
+		if early, _, rerr := c.readAnswer(ep, req.Method == "HEAD", ep.answer(req.Group), resp); rerr == nil {
 			return early, false, nil
 		}
 		return resp, false, err
 	}
-	return c.read(ep, req.Method == "HEAD", resp)
+	return c.readAnswer(ep, req.Method == "HEAD", ep.answer(req.Group), resp)
 }
 
 // read reads the response to the request just sent, feeding the parser
 // what the bufio.Reader holds and leaving any bytes after the response
 // buffered. resp carries bytesOut from the caller.
 func (c *conn) read(ep *endpoint, head bool, resp response) (response, bool, error) {
+	return c.readAnswer(ep, head, nil, resp)
+}
+
+// readAnswer is read checking the answer against am (nil: no rule).
+func (c *conn) readAnswer(ep *endpoint, head bool, am *answerMatch, resp response) (response, bool, error) {
 	p := &c.p
-	p.resetHit(head, ep.timingHd, ep.hit)
+	p.begin(head, ep.timingHd, ep.hit, am)
 	for {
 		if c.br.Buffered() == 0 {
 			if _, err := c.br.Peek(1); err != nil {

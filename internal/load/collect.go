@@ -15,6 +15,9 @@ type recorder struct {
 	r      *Result
 	origin time.Time
 	expect [][]int
+	// samples holds each group's first wrong answer (answer.go), which may
+	// come in the warm-up, for the groups that answer wrong when measured.
+	samples []*AnswerSample
 
 	finished, lastFinished uint64
 	lastTick               time.Time
@@ -55,6 +58,9 @@ func (rc *recorder) add(h *hit) {
 	if h.kind == hitDone {
 		rc.finished++
 	}
+	if h.sample != nil {
+		rc.keepSample(h)
+	}
 	if !h.measured {
 		return
 	}
@@ -86,6 +92,26 @@ func (rc *recorder) add(h *hit) {
 		rc.expect = append(rc.expect, nil)
 	}
 	halves[h.half][g].add(h, isExpected(rc.expect[g], h.status))
+}
+
+func (rc *recorder) keepSample(h *hit) {
+	g := max(h.group, 0)
+	for g >= len(rc.samples) {
+		rc.samples = append(rc.samples, nil)
+	}
+	if rc.samples[g] == nil {
+		rc.samples[g] = h.sample
+	}
+}
+
+// attachSamples gives each group that answered wrong when measured the
+// first wrong answer its attack saw.
+func (rc *recorder) attachSamples(gs []*GroupStats) {
+	for i, g := range gs {
+		if g.WrongAnswers > 0 && g.WrongAnswer == nil && i < len(rc.samples) {
+			g.WrongAnswer = rc.samples[i]
+		}
+	}
 }
 
 // progress reports a snapshot to the attack's Progress callback.
@@ -133,6 +159,8 @@ func (rc *recorder) finish(intended, dropped uint64, stopped time.Time) *Result 
 		m := stopped.Sub(rc.origin.Add(a.Warmup))
 		r.Measured = min(max(m, 0), a.Duration)
 	}
+	rc.attachSamples(r.Halves[0])
+	rc.attachSamples(r.Halves[1])
 	r.Groups = make([]*GroupStats, len(r.Halves[0]))
 	for i := range r.Groups {
 		r.Groups[i] = Merge([]*GroupStats{r.Halves[0][i], r.Halves[1][i]})

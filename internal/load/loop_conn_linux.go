@@ -108,7 +108,7 @@ func (l *evloop) send(c *lconn, j *job) {
 	c.job = *j
 	c.wbuf = appendRequest(c.wbuf[:0], l.ep, &j.req)
 	c.woff, c.bytes, c.rx, c.part = 0, uint64(len(c.wbuf)), 0, false
-	c.p.resetHit(j.req.Method == "HEAD", l.ep.timingHd, l.ep.hit)
+	c.p.begin(j.req.Method == "HEAD", l.ep.timingHd, l.ep.hit, l.ep.answer(j.req.Group))
 	c.slot = len(l.busy)
 	l.busy = append(l.busy, c)
 	c.sent = time.Now()

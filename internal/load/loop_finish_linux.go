@@ -31,7 +31,8 @@ func (l *evloop) complete(c *lconn, reuse bool) {
 	r := c.p.result()
 	l.rec.add(&hit{kind: hitDone, measured: c.job.measured, half: c.job.half, group: c.job.req.Group,
 		intended: c.job.intended, sent: c.sent, done: done, status: r.status, serverDur: r.serverDur,
-		bytesIn: r.bytesIn, bytesOut: c.bytes, hitOK: r.hit, hitBeyond: r.hitBeyond})
+		bytesIn: r.bytesIn, bytesOut: c.bytes, hitOK: r.hit, hitBeyond: r.hitBeyond,
+		wrong: r.wrong, sample: r.sample})
 	l.unbusy(c)
 	if reuse && c.p.keep() {
 		c.state, c.idle = lcIdle, now

@@ -175,6 +175,7 @@ func (d *driver) exchange(ctx context.Context, c **conn, j *job) hit {
 		var resp response
 		resp, keep, err = (*c).do(d.ep, &j.req)
 		h.status, h.serverDur, h.bytesIn, h.bytesOut, h.hitOK, h.hitBeyond = resp.status, resp.serverDur, resp.bytesIn, resp.bytesOut, resp.hit, resp.hitBeyond
+		h.wrong, h.sample = resp.wrong, resp.sample
 		if err == nil || attempt > 1 || !reused || resp.bytesIn > 0 || !retryable(j.req.Method, err) {
 			break
 		}
@@ -238,5 +239,5 @@ func (d *driver) failed(h *hit) bool {
 	if h.group >= 0 && h.group < len(d.a.Groups) {
 		want = d.a.Groups[h.group].Expect
 	}
-	return !isExpected(want, h.status)
+	return !isExpected(want, h.status) || h.wrong
 }

@@ -30,6 +30,14 @@ type respParser struct {
 	body    []byte
 	bodyCut bool
 	judged  bool
+	checked bool // the answer rule has judged this answer
+
+	// am is the request's group's answer rule (answer.go), nil when it has
+	// none; seen holds which of its headers the answer carried.
+	am     *answerMatch
+	seen   uint32
+	wrong  bool
+	sample *AnswerSample
 
 	// line holds the start of a line that did not end in the bytes fed so
 	// far. Only its first maxLine bytes are kept: that is all the headers we
@@ -99,9 +107,16 @@ func (p *respParser) resetHit(head bool, timingHd []byte, hm *hitMatch) {
 	*p = respParser{head: head, timingHd: timingHd, line: line, body: body, hm: hm, serverDur: -1, length: -1}
 }
 
-// keepBody keeps body bytes for a hit field, up to MaxHitBody.
+// begin is resetHit with the request's group's answer rule (nil: none).
+func (p *respParser) begin(head bool, timingHd []byte, hm *hitMatch, am *answerMatch) {
+	p.resetHit(head, timingHd, hm)
+	p.am = am
+}
+
+// keepBody keeps body bytes for a hit field or an answer rule, up to
+// MaxHitBody.
 func (p *respParser) keepBody(b []byte) {
-	if p.hm == nil || p.hm.field == nil {
+	if (p.hm == nil || p.hm.field == nil) && (p.am == nil || !p.am.readsBody()) {
 		return
 	}
 	if room := MaxHitBody - len(p.body); len(b) > room {
@@ -201,7 +216,12 @@ func (p *respParser) result() response {
 			p.hit, p.beyond = p.hm.bodyHit(p.body, p.bodyCut)
 		}
 	}
-	return response{status: p.status, bytesIn: p.bytesIn, serverDur: p.serverDur, hit: p.hit, hitBeyond: p.beyond}
+	if p.am != nil && p.state == stDone && !p.checked {
+		p.checked = true
+		p.wrong, p.sample = p.am.check(p.status, p.body, p.bodyCut, p.seen)
+	}
+	return response{status: p.status, bytesIn: p.bytesIn, serverDur: p.serverDur, hit: p.hit, hitBeyond: p.beyond,
+		wrong: p.wrong, sample: p.sample}
 }
 
 // keep reports whether the connection may carry another request once the
@@ -284,7 +304,7 @@ func (p *respParser) statusLine(line []byte) error {
 	if !ok {
 		return fmt.Errorf("%w: status line %q", errMalformed, trunc(line))
 	}
-	p.status, p.http10, p.hit = st, line[7] == '0', false
+	p.status, p.http10, p.hit, p.seen = st, line[7] == '0', false, 0
 	p.length, p.chunked, p.closeConn, p.keepAlive = -1, false, false, false
 	p.state = stHeader
 	return nil
@@ -319,6 +339,9 @@ func (p *respParser) header(line []byte) error {
 	}
 	if p.hm != nil && p.hm.header != nil && p.state == stHeader && p.hm.headerHit(name, val) {
 		p.hit = true
+	}
+	if p.am != nil && p.am.headers != nil && p.state == stHeader {
+		p.seen |= p.am.headerSeen(name, val)
 	}
 	return nil
 }

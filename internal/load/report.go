@@ -67,8 +67,10 @@ type GroupReport struct {
 	Unexpected   uint64            `json:"unexpected"`
 	SuccessRatio float64           `json:"success_ratio"`
 	Statuses     map[int]uint64    `json:"statuses,omitempty"`
-	Hits         uint64            `json:"hits,omitempty"`       // expected answers that are hits by the attack's hit rule
-	HitBeyond    uint64            `json:"hit_beyond,omitempty"` // misses whose JSON field lay past the body bound
+	Hits         uint64            `json:"hits,omitempty"`          // expected answers that are hits by the attack's hit rule
+	HitBeyond    uint64            `json:"hit_beyond,omitempty"`    // misses whose JSON field lay past the body bound
+	WrongAnswers uint64            `json:"wrong_answers,omitempty"` // expected statuses whose answer fails the group's expect_body, expect_json or expect_header
+	WrongAnswer  *AnswerSample     `json:"wrong_answer,omitempty"`  // the first of them
 	Errors       map[string]uint64 `json:"errors,omitempty"`
 	BytesIn      uint64            `json:"bytes_in"`
 	BytesOut     uint64            `json:"bytes_out"`
@@ -133,7 +135,8 @@ func groupReports(gs []*GroupStats) ([]GroupReport, error) {
 
 func groupReport(g *GroupStats) (GroupReport, error) {
 	gr := GroupReport{Name: g.Name, Requests: g.Requests, Expected: g.Expected, Unexpected: g.Unexpected,
-		SuccessRatio: g.SuccessRatio(), Statuses: g.Statuses, Hits: g.Hits, HitBeyond: g.HitBeyond, Errors: g.Errors, BytesIn: g.BytesIn, BytesOut: g.BytesOut}
+		SuccessRatio: g.SuccessRatio(), Statuses: g.Statuses, Hits: g.Hits, HitBeyond: g.HitBeyond,
+		WrongAnswers: g.WrongAnswers, WrongAnswer: g.WrongAnswer, Errors: g.Errors, BytesIn: g.BytesIn, BytesOut: g.BytesOut}
 	var err error
 	for _, x := range []struct {
 		dst **HistReport
@@ -206,7 +209,8 @@ func groupsFromReport(grs []GroupReport) ([]*GroupStats, error) {
 	out := make([]*GroupStats, 0, len(grs))
 	for _, gr := range grs {
 		g := &GroupStats{Name: gr.Name, Requests: gr.Requests, Expected: gr.Expected, Unexpected: gr.Unexpected,
-			Statuses: gr.Statuses, Hits: gr.Hits, HitBeyond: gr.HitBeyond, Errors: gr.Errors, BytesIn: gr.BytesIn, BytesOut: gr.BytesOut}
+			Statuses: gr.Statuses, Hits: gr.Hits, HitBeyond: gr.HitBeyond,
+			WrongAnswers: gr.WrongAnswers, WrongAnswer: gr.WrongAnswer, Errors: gr.Errors, BytesIn: gr.BytesIn, BytesOut: gr.BytesOut}
 		var err error
 		for _, x := range []struct {
 			dst **hdrhistogram.Histogram

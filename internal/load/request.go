@@ -33,11 +33,13 @@ type Source interface {
 	Next(stage Stage) Request
 }
 
-// Group describes one request group: its name and the statuses that count
-// as the answer the plan expects.
+// Group describes one request group: its name, the statuses that count
+// as the answer the plan expects, and what else that answer must hold
+// (nil: nothing; answer.go).
 type Group struct {
 	Name   string
 	Expect []int
+	Answer *AnswerRule
 }
 
 // Pacer decides the arrival schedule, like vegeta's: Pace says how long to

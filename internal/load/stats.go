@@ -50,6 +50,12 @@ type GroupStats struct {
 	// Hits counts the expected answers that are hits by Attack.Hit;
 	// HitBeyond the misses whose JSON field lay past MaxHitBody.
 	Hits, HitBeyond uint64
+	// WrongAnswers counts the answers with an expected status that fail
+	// the group's AnswerRule: failures, like an unexpected status, and
+	// kept out of the histograms. WrongAnswer is the first of the run
+	// (warm-up included), nil when there was none.
+	WrongAnswers uint64
+	WrongAnswer  *AnswerSample
 }
 
 func (g *GroupStats) add(h *hit, expected bool) {
@@ -69,6 +75,10 @@ func (g *GroupStats) add(h *hit, expected bool) {
 	g.Statuses[h.status]++
 	if !expected {
 		g.Unexpected++
+		return
+	}
+	if h.wrong {
+		g.WrongAnswers++
 		return
 	}
 	g.Expected++
@@ -121,6 +131,10 @@ func Merge(gs []*GroupStats) *GroupStats {
 		m.Unexpected += g.Unexpected
 		m.Hits += g.Hits
 		m.HitBeyond += g.HitBeyond
+		m.WrongAnswers += g.WrongAnswers
+		if m.WrongAnswer == nil {
+			m.WrongAnswer = g.WrongAnswer
+		}
 		m.BytesIn += g.BytesIn
 		m.BytesOut += g.BytesOut
 		for k, v := range g.Statuses {

@@ -57,8 +57,13 @@ func WriteSummary(w io.Writer, meta ReportMeta, r *Result) error {
 			parts = append(parts, fmt.Sprintf("%d x %s", n, k))
 		}
 		sort.Strings(parts)
-		fmt.Fprintf(&b, "%s: %d failed (%d unexpected status, %d errors); answers: %s\n", g.Name, g.Failures(), g.Unexpected,
-			g.Failures()-g.Unexpected, strings.Join(parts, ", "))
+		if g.WrongAnswers == 0 {
+			fmt.Fprintf(&b, "%s: %d failed (%d unexpected status, %d errors); answers: %s\n", g.Name, g.Failures(), g.Unexpected,
+				g.Failures()-g.Unexpected, strings.Join(parts, ", "))
+			continue
+		}
+		fmt.Fprintf(&b, "%s: %d failed (%d unexpected status, %d wrong answers, %d errors); answers: %s\n", g.Name, g.Failures(), g.Unexpected,
+			g.WrongAnswers, g.Failures()-g.Unexpected-g.WrongAnswers, strings.Join(parts, ", "))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

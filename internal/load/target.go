@@ -104,6 +104,18 @@ func endpointFor(ctx context.Context, a *Attack, timeout time.Duration) (*endpoi
 		return nil, err
 	}
 	ep.hit = hm
+	for i, g := range a.Groups {
+		am, err := newAnswerMatch(g.Answer, g.Expect, a.Redact)
+		if err != nil {
+			return nil, fmt.Errorf("group %s: %w", g.Name, err)
+		}
+		if am != nil && ep.answers == nil {
+			ep.answers = make([]*answerMatch, len(a.Groups))
+		}
+		if am != nil {
+			ep.answers[i] = am
+		}
+	}
 	if u.Scheme == "https" {
 		cfg := &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
 		if a.CAFile != "" {

@@ -84,6 +84,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	a := attack(o, p, l, src, groups)
+	a.Redact = v.Redactor()
 	began := time.Now()
 	r, err := drive(ctx, a, o.Progress)
 	if err != nil {
@@ -94,7 +95,7 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("writing the summary: %w", err)
 	}
 	notes, ths := pairs.LoadNotes(src), pairs.LoadThresholds(p, r)
-	verdict := pairs.WriteLoadVerdict(o.Stdout, notes, ths)
+	verdict := pairs.WriteLoadVerdict(o.Stdout, notes, ths, pairs.LoadWrongAnswers(r))
 	if o.Out != "" {
 		if err := writeReport(o.Out, meta, r, append(notes, pairs.ThresholdLines(ths)...)); err != nil {
 			return err

@@ -41,6 +41,10 @@ func phaseFigures(pair int, lead string, r *armRun, withStore bool) judge.Phase 
 			P99:         ms(g.Percentile(99)),
 			WrongStatus: wrongStatus(g, r.groups[gi].Expect),
 			Failed:      failed(g),
+			// Answers with an expected status that fail the group's
+			// expect_body, expect_json or expect_header (load.AnswerRule).
+			WrongAnswers: g.WrongAnswers,
+			WrongAnswer:  g.WrongAnswer,
 			// The whole histograms, so the tails are judged pooled over
 			// the pairs (docs/judge.md); Server is nil without server_timing.
 			Latency: judge.NewHistogram(g.Latency),

@@ -30,9 +30,24 @@ func LoadThresholds(p *plan.Plan, r *load.Result) []judge.ThresholdResult {
 	return judge.JudgeThresholds(plan.Limits(p.Thresholds), r.Groups, names)
 }
 
-// WriteLoadVerdict writes the notes and the thresholds' lines under a load
-// summary and returns exit 1 naming the breached thresholds, if any.
-func WriteLoadVerdict(w io.Writer, notes []string, ths []judge.ThresholdResult) error {
+// LoadWrongAnswers names each group of one target's run that answered
+// wrong (an expected status whose answer fails the group's expect_body,
+// expect_json or expect_header), with its first wrong answer.
+func LoadWrongAnswers(r *load.Result) []string {
+	var out []string
+	for _, g := range r.Groups {
+		if g.WrongAnswers > 0 {
+			out = append(out, load.WrongAnswerLine(g.Name, g.WrongAnswers, g.WrongAnswer))
+		}
+	}
+	return out
+}
+
+// WriteLoadVerdict writes the notes, the thresholds' lines and the wrong
+// answers' under a load summary and returns exit 1 naming the first wrong
+// answer or the breached thresholds, if any: an answer the plan says is
+// wrong fails a load run as a threshold does.
+func WriteLoadVerdict(w io.Writer, notes []string, ths []judge.ThresholdResult, wrong []string) error {
 	for _, n := range notes {
 		if _, err := fmt.Fprintf(w, "note: %s\n", n); err != nil {
 			return fmt.Errorf("writing the load notes: %w", err)
@@ -48,6 +63,14 @@ func WriteLoadVerdict(w io.Writer, notes []string, ths []judge.ThresholdResult) 
 		if _, err := fmt.Fprintf(w, "%s %s\n", t.Says, mark); err != nil {
 			return fmt.Errorf("writing the thresholds: %w", err)
 		}
+	}
+	for _, l := range wrong {
+		if _, err := fmt.Fprintf(w, "%s FAIL\n", l); err != nil {
+			return fmt.Errorf("writing the wrong answers: %w", err)
+		}
+	}
+	if len(wrong) > 0 {
+		return exit.Regressionf("perfgate load: %s", wrong[0])
 	}
 	switch len(failed) {
 	case 0:

@@ -79,6 +79,7 @@ func (c *Config) pair(ctx context.Context, i int) (base, head judge.Phase, out p
 			Offset:       r.offset,
 			ServerTiming: c.Plan.ServerTiming,
 			Progress:     r.progress.set,
+			Redact:       c.Vars.Redactor(), // a wrong answer's body may hold a plan secret
 		}
 	}
 

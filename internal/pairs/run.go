@@ -127,6 +127,14 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		}
 		res.Input.Idle = idle
 	}
+	if c.Plan.AB.Answers != "" {
+		ans, err := compareAnswers(ctx, c.Plan, c.Vars, c.Seed, c.base, c.head) // sameanswers.go
+		if err != nil {
+			return nil, firstErr(died, err)
+		}
+		res.Input.Answers = ans
+		c.logf("answers: %d sampled requests sent to both arms, %d answered differently", ans.Compared, len(ans.Differences))
+	}
 	// A metric is judged when every phase of both arms has it.
 	seen := map[string]int{}
 	var heads []*load.Result

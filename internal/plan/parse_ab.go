@@ -8,7 +8,8 @@ func (ps *parser) ab(raw map[string]any) {
 	ap := []string{"ab"}
 	a := &ps.p.AB
 	ps.p.abWritten = true
-	ps.Known(m, ap, "[ab]", "pairs", "warmup", "measure", "rate", "idle", "idle_cpu", "idle_tx_per_sec")
+	ps.Known(m, ap, "[ab]", append([]string{"pairs", "warmup", "measure", "rate", "idle", "idle_cpu", "idle_tx_per_sec"}, sameAnswersKeys...)...)
+	ps.sameAnswers(m, ap, a) // parse_sameanswers.go
 	if n, ok := ps.Int(m, ap, "pairs", "pairs = 4", 1, 100); ok {
 		a.Pairs = int(n)
 	}

@@ -37,7 +37,7 @@ func (ps *parser) groups(raw map[string]any) {
 		}
 		g.Name = name
 		where := fmt.Sprintf("[[group]] %q", name)
-		ps.Known(m, gp, where, "name", "method", "path", "headers", "body", "body_file", "expect", "weight", "max_rate", "dpop_key_file")
+		ps.Known(m, gp, where, append([]string{"name", "method", "path", "headers", "body", "body_file", "expect", "weight", "max_rate", "dpop_key_file"}, answerKeys...)...)
 		if s, ok := ps.Str(m, gp, "method", `method = "GET"`); ok {
 			if !isToken(s) || strings.ToUpper(s) != s {
 				ps.At(gp, "method", "method %q is not an HTTP method; write method = %q", s, strings.ToUpper(firstToken(s, "GET")))
@@ -84,6 +84,7 @@ func (ps *parser) groups(raw map[string]any) {
 			ps.readBody(&g, tomlpos.Join(gp, "body_file"))
 		}
 		ps.expect(m, gp, &g)
+		ps.answer(m, gp, &g)  // parse_answer.go
 		ps.dpopKey(m, gp, &g) // dpop.go
 		if w, ok := ps.Num(m, gp, "weight", "weight = 1", 0, true, 1e6); ok {
 			g.Weight = w

@@ -12,7 +12,7 @@ func (ps *parser) thresholds(raw map[string]any) {
 	for i, m := range list {
 		tp := []string{"threshold", strconv.Itoa(i)}
 		ps.Known(m, tp, "[[threshold]]", "group", "metric", "below", "min", "side")
-		th := Threshold{Side: "client", Line: ps.Line(tp)}
+		th := Threshold{Side: defaultSide(ps.p.ServerTiming), Line: ps.Line(tp)}
 		if g, ok := ps.Str(m, tp, "group", `group = "hello"`); ok {
 			found := false
 			var names []string
@@ -69,8 +69,21 @@ func (ps *parser) thresholds(raw map[string]any) {
 			}
 			th.Side = s
 		}
+		if _, written := m["side"]; !written && metric == "success" {
+			th.Side = "client" // a share of requests answered, whoever times them
+		}
 		ps.p.Thresholds = append(ps.p.Thresholds, th)
 	}
+}
+
+// defaultSide is a threshold's side when it writes none: the server's own
+// figure when the plan names the header holding it (FerroFED's gate gates
+// on it: a runner's hiccup cannot move it), else the client's.
+func defaultSide(serverTiming string) string {
+	if serverTiming != "" {
+		return "server"
+	}
+	return "client"
 }
 
 // isPercentile accepts p<N> with 0 < N < 100 (p50, p90, p99.9) and p100.

@@ -66,10 +66,11 @@ type Group struct {
 	Body               string // the inline body, or BodyFile's content
 	BodyFile           string // as written in the plan, relative to the plan's folder
 	Expect             []int
-	Weight             float64 // share when Load.Order is "weight"; 1 unless written
-	MaxRate            float64 // arrivals/s this group must stay below; 0 = no limit
-	Line               int     // line of the group's [[group]] header
-	DPoPKeyFile        string  // sends DPoP proofs signed by this key (dpop.go); relative to the plan's folder
+	Weight             float64         // share when Load.Order is "weight"; 1 unless written
+	MaxRate            float64         // arrivals/s this group must stay below; 0 = no limit
+	Line               int             // line of the group's [[group]] header
+	DPoPKeyFile        string          // sends DPoP proofs signed by this key (dpop.go); relative to the plan's folder
+	Answer             load.AnswerRule // expect_body, expect_json, expect_header (parse_answer.go); zero checks nothing
 	dpopLine           int
 
 	bodyPath string // BodyFile resolved, for messages about its lines
@@ -102,6 +103,11 @@ type AB struct {
 	Idle         time.Duration
 	IdleCPU      float64 // fraction of one core (the plan writes percent)
 	IdleTxPerSec float64
+	// Answers is "" (the arms' answers are not compared), AnswersSame or
+	// AnswersWarn; Ignore names the JSON fields they may differ in
+	// (parse_sameanswers.go).
+	Answers string
+	Ignore  []string
 }
 
 // Threshold is an absolute limit the judge checks beside the A/B ratios.
@@ -110,7 +116,7 @@ type Threshold struct {
 	Metric string        // "p<N>" (p50, p90, p99.9), "success" or "under"
 	Below  time.Duration // p<N>: the percentile must be strictly below; under: the latency counted
 	Min    float64       // success, under: the fraction that must be reached (plan writes percent)
-	Side   string        // "client" (default) or "server" (needs server_timing)
+	Side   string        // "client" or "server" (needs server_timing); unwritten: "server" when the plan sets server_timing
 	Line   int
 }
 
@@ -159,6 +165,9 @@ func (p *Plan) loadGroups() []load.Group {
 	out := make([]load.Group, len(p.Groups))
 	for i, g := range p.Groups {
 		out[i] = load.Group{Name: g.Name, Expect: append([]int(nil), g.Expect...)}
+		if a := g.Answer; a.Body != "" || len(a.JSON) > 0 || len(a.Header) > 0 {
+			out[i].Answer = &a
+		}
 	}
 	return out
 }

@@ -1,0 +1,228 @@
+package load
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/redact"
+)
+
+// answerParse feeds in to a fresh parser with the rule, whole and byte by
+// byte, and checks both ways of reading agree on whether it is wrong.
+func answerParse(t *testing.T, r AnswerRule, in string) (wrong bool, sample *AnswerSample) {
+	t.Helper()
+	for _, bytewise := range []bool{false, true} {
+		m, err := newAnswerMatch(&r, []int{200}, redact.New("s3cret"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p respParser
+		p.begin(false, nil, nil, m)
+		parts := []string{in}
+		if bytewise {
+			parts = strings.Split(in, "")
+		}
+		done := false
+		for _, s := range parts {
+			_, d, err := p.feed([]byte(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			done = done || d
+		}
+		if !done {
+			t.Fatalf("response not complete: %q", in)
+		}
+		res := p.result()
+		if bytewise && res.wrong != wrong {
+			t.Fatalf("byte by byte: wrong %v, whole: %v", res.wrong, wrong)
+		}
+		wrong, sample = res.wrong, res.sample
+		if wrong != (sample != nil) {
+			t.Fatalf("wrong %v but sample %v: the first wrong answer carries the sample", wrong, sample)
+		}
+	}
+	return wrong, sample
+}
+
+func TestAnswerRule(t *testing.T) {
+	id42 := AnswerRule{JSON: []JSONExpect{{Path: "items.0.id", Value: int64(42)}}}
+	pad := strings.Repeat("x", MaxAnswerBody)
+	for _, tc := range []struct {
+		name   string
+		rule   AnswerRule
+		resp   string
+		wrong  bool
+		expect string // the sample's expectation
+		why    string // part of the sample's reason
+	}{
+		{"substring found", AnswerRule{Body: `"ok"`}, httpResp("", `{"status":"ok"}`), false, "", ""},
+		{"substring missing", AnswerRule{Body: `"ok"`}, httpResp("", `{}`), true, `expect_body "\"ok\""`, "does not contain"},
+		{"regexp matches", AnswerRule{Body: `/^\{"id":[0-9]+\}$/`}, httpResp("", `{"id":7}`), false, "", ""},
+		{"regexp does not match", AnswerRule{Body: `/^\{"id":[0-9]+\}$/`}, httpResp("", `{"id":"x"}`), true, `expect_body ^\{"id":[0-9]+\}$`, "does not match"},
+		{"substring past the bound", AnswerRule{Body: "needle"}, httpResp("", pad+"needle"), true, `expect_body "needle"`, "first 64 KiB"},
+		{"JSON path through a list", id42, httpResp("", `{"items":[{"id":42.0}]}`), false, "", ""},
+		{"JSON path missing", id42, httpResp("", `{}`), true, `expect_json "items.0.id" = 42`, `the body has no "items"`},
+		{"JSON list too short", id42, httpResp("", `{"items":[]}`), true, `expect_json "items.0.id" = 42`, `is a list of 0`},
+		{"JSON value differs", id42, httpResp("", `{"items":[{"id":7}]}`), true, `expect_json "items.0.id" = 42`, `"items.0.id" holds 7`},
+		{"JSON chunked", id42, chunkedResp("", `{"items":[{"id":42}]}`), false, "", ""},
+		{"not JSON", id42, httpResp("", `oops`), true, `expect_json "items.0.id" = 42`, "not JSON"},
+		{"JSON too long", id42, httpResp("", `{"pad":"`+pad+`","items":[{"id":42}]}`), true, `expect_json "items.0.id" = 42`, "could not be read whole"},
+		{"JSON string and bool", AnswerRule{JSON: []JSONExpect{{Path: "name", Value: "widget"}, {Path: "a.b", Value: true}}},
+			httpResp("", `{"name":"widget","a":{"b":true}}`), false, "", ""},
+		{"header exact", AnswerRule{Header: []HeaderExpect{{Name: "X-Cache", Value: "HIT"}}}, httpResp("x-cache:  HIT \r\n", "ok"), false, "", ""},
+		{"header differs", AnswerRule{Header: []HeaderExpect{{Name: "X-Cache", Value: "HIT"}}}, httpResp("X-Cache: MISS\r\n", "ok"), true, `expect_header X-Cache = "HIT"`, "no x-cache header"},
+		{"header regexp", AnswerRule{Header: []HeaderExpect{{Name: "Content-Type", Value: "/^application/json/"}}},
+			httpResp("Content-Type: application/json; charset=utf-8\r\n", "{}"), false, "", ""},
+		{"header absent", AnswerRule{Header: []HeaderExpect{{Name: "Content-Type", Value: "/json/"}}}, httpResp("", "{}"), true, "expect_header Content-Type = /json/", "no content-type header"},
+		{"header on an interim answer only", AnswerRule{Header: []HeaderExpect{{Name: "X-Cache", Value: "HIT"}}},
+			"HTTP/1.1 103 Early Hints\r\nX-Cache: HIT\r\n\r\n" + httpResp("", "ok"), true, `expect_header X-Cache = "HIT"`, ""},
+		{"a secret in the body is redacted", AnswerRule{Body: "done"}, httpResp("", `key s3cret`), true, `expect_body "done"`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wrong, s := answerParse(t, tc.rule, tc.resp)
+			if wrong != tc.wrong {
+				t.Fatalf("wrong = %v, want %v (sample %+v)", wrong, tc.wrong, s)
+			}
+			if !wrong {
+				return
+			}
+			if s.Expectation != tc.expect || !strings.Contains(s.Why, tc.why) || s.Status != 200 {
+				t.Errorf("sample %+v, want expectation %s and a reason with %q", s, tc.expect, tc.why)
+			}
+			if strings.Contains(s.Body, "s3cret") || len(s.Body) > maxSampleBody {
+				t.Errorf("sample body %q: must be cut at %d and redacted", s.Body, maxSampleBody)
+			}
+		})
+	}
+}
+
+// TestAnswerRuleSkipsUnexpectedStatus: a 500 is a wrong status, not also a
+// wrong answer, and does not use up the one sample.
+func TestAnswerRuleSkipsUnexpectedStatus(t *testing.T) {
+	m, err := newAnswerMatch(&AnswerRule{Body: "ok"}, []int{200}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := func(in string) response {
+		var p respParser
+		p.begin(false, nil, nil, m)
+		if _, done, err := p.feed([]byte(in)); err != nil || !done {
+			t.Fatalf("%q: done %v err %v", in, done, err)
+		}
+		return p.result()
+	}
+	if r := feed("HTTP/1.1 500 Oops\r\nContent-Length: 4\r\n\r\nfail"); r.wrong || r.sample != nil {
+		t.Errorf("500 counted as a wrong answer: %+v", r)
+	}
+	if r := feed(httpResp("", "nope")); !r.wrong || r.sample == nil || r.sample.Body != "nope" {
+		t.Errorf("first wrong answer: %+v", r)
+	}
+	if r := feed(httpResp("", "nope")); !r.wrong || r.sample != nil {
+		t.Errorf("second wrong answer carries a sample again: %+v", r)
+	}
+}
+
+func TestAnswerRuleRefusals(t *testing.T) {
+	for _, r := range []AnswerRule{
+		{Body: "/a(/"},
+		{JSON: []JSONExpect{{Path: "a..b", Value: true}}},
+		{JSON: []JSONExpect{{Path: "a", Value: []int{1}}}},
+		{Header: []HeaderExpect{{Name: "X", Value: "/[/"}}},
+	} {
+		if _, err := newAnswerMatch(&r, nil, nil); err == nil {
+			t.Errorf("%+v accepted", r)
+		}
+	}
+	if m, err := newAnswerMatch(&AnswerRule{}, nil, nil); m != nil || err != nil {
+		t.Errorf("empty rule: %v %v", m, err)
+	}
+}
+
+// TestAnswerRuleRightAnswerNoAlloc: a header or text rule met costs no
+// allocation per response, and keeps its body buffer from one to the next.
+func TestAnswerRuleRightAnswerNoAlloc(t *testing.T) {
+	m, err := newAnswerMatch(&AnswerRule{Body: "ok", Header: []HeaderExpect{{Name: "X-Cache", Value: "HIT"}}}, []int{200}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []byte(httpResp("X-Cache: HIT\r\n", `{"ok":1}`))
+	var p respParser
+	allocs := testing.AllocsPerRun(100, func() {
+		p.begin(false, nil, nil, m)
+		if _, _, err := p.feed(in); err != nil {
+			t.Fatal(err)
+		}
+		if r := p.result(); r.wrong {
+			t.Fatal("right answer judged wrong")
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per right answer, want 0", allocs)
+	}
+}
+
+// FuzzAnswerParser: an answer rule never changes a response's framing
+// (what is consumed, done, the error), never panics on what a target
+// sends, and where the reads split never changes whether it is wrong.
+//
+//	go test ./internal/load -run '^$' -fuzz FuzzAnswerParser -fuzztime 10s
+func FuzzAnswerParser(f *testing.F) {
+	f.Add([]byte(httpResp("X-Cache: HIT\r\n", `{"items":[{"id":42}]}`)), uint16(20))
+	f.Add([]byte(chunkedResp("", `{"items":[]}`)), uint16(50))
+	f.Add([]byte("HTTP/1.1 200 OK\r\n\r\n{\"items\":[{\"id\":42}]}"), uint16(3))
+	for _, tc := range parseCases {
+		f.Add([]byte(tc.in+tc.next), uint16(len(tc.in)/2))
+	}
+	rule := &AnswerRule{Body: `/"id":\d+/`, JSON: []JSONExpect{{Path: "items.0.id", Value: 42}}, Header: []HeaderExpect{{Name: "X-Cache", Value: "HIT"}}}
+	f.Fuzz(func(t *testing.T, wire []byte, split uint16) {
+		type out struct {
+			n     int
+			done  bool
+			err   string
+			bytes uint64
+			wrong bool
+		}
+		read := func(m *answerMatch, parts ...[]byte) out {
+			var p respParser
+			p.begin(false, nil, nil, m)
+			var o out
+			for _, b := range parts {
+				n, done, err := p.feed(b)
+				o.n += n
+				if err != nil {
+					o.err = err.Error()
+				}
+				if done || err != nil {
+					o.done = done
+					break
+				}
+			}
+			if !o.done && o.err == "" {
+				if d, err := p.eof(); err != nil {
+					o.err = err.Error()
+				} else {
+					o.done = d
+				}
+			}
+			r := p.result()
+			o.bytes, o.wrong = r.bytesIn, r.wrong
+			return o
+		}
+		fresh := func() *answerMatch {
+			m, err := newAnswerMatch(rule, []int{200}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		whole, plain := read(fresh(), wire), read(nil, wire)
+		if plain.n != whole.n || plain.done != whole.done || plain.err != whole.err || plain.bytes != whole.bytes {
+			t.Fatalf("the rule changed the framing: %+v, without %+v", whole, plain)
+		}
+		at := int(split) % (len(wire) + 1)
+		if parts := read(fresh(), wire[:at], wire[at:]); parts != whole {
+			t.Fatalf("split at %d: %+v, whole %+v", at, parts, whole)
+		}
+	})
+}
