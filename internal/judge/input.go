@@ -106,4 +106,18 @@ type Input struct {
 	Idle       *Idle              `json:"idle,omitempty"`
 	Thresholds []Threshold        `json:"thresholds,omitempty"`
 	Notes      []string           `json:"notes,omitempty"`
+	// Alpha is the false-alarm chance the paired rule's bounds use, 0 for
+	// PairedAlpha: an adaptive gate (`pairs = "auto"`) that reaches its
+	// last look has spent the rest at its earlier looks and judges with
+	// what is left (Sequential.AlphaAt), so its A/A false alarms stay
+	// within PairedAlpha over all its looks.
+	Alpha float64 `json:"alpha,omitempty"`
+}
+
+// pairedAlpha is in's Alpha, PairedAlpha when unset.
+func (in Input) pairedAlpha() float64 {
+	if in.Alpha > 0 && in.Alpha < 1 {
+		return in.Alpha
+	}
+	return PairedAlpha
 }
