@@ -146,6 +146,21 @@ func (s Sequential) lookShare(total float64, look int) float64 {
 // AlphaAt is the false-alarm chance the look may use.
 func (s Sequential) AlphaAt(look int) float64 { return s.lookShare(s.Alpha, look) }
 
+// AlphaLeft is the false-alarm chance left at the look: all of Alpha the
+// looks before it did not spend. A gate that stops unsettled at a look
+// (the wall budget leaves no room for the next) judges its verdict with
+// it, since no later look will spend any; at the last look it is AlphaAt.
+func (s Sequential) AlphaLeft(look int) float64 {
+	ns := s.Looks()
+	if look < 1 || look > len(ns) {
+		return 0
+	}
+	if look == 1 {
+		return s.Alpha
+	}
+	return s.Alpha - s.spent(s.Alpha, ns[look-2])
+}
+
 // BetaAt is the miss chance the look may use.
 func (s Sequential) BetaAt(look int) float64 { return s.lookShare(s.Beta, look) }
 

@@ -52,6 +52,9 @@ func TestSequentialLooksAndSpending(t *testing.T) {
 				alpha += tc.s.AlphaAt(i + 1)
 				beta += tc.s.BetaAt(i + 1)
 			}
+			if last := len(looks); math.Abs(tc.s.AlphaLeft(last)-tc.s.AlphaAt(last)) > 1e-12 || tc.s.AlphaLeft(1) != tc.s.Alpha {
+				t.Fatalf("alpha left at the last look %v, its share %v; at the first %v", tc.s.AlphaLeft(last), tc.s.AlphaAt(last), tc.s.AlphaLeft(1))
+			}
 			if math.Abs(alpha-tc.s.Alpha) > 1e-12 || math.Abs(beta-tc.s.Beta) > 1e-12 {
 				t.Fatalf("spent alpha %v beta %v over the looks, want %v and %v", alpha, beta, tc.s.Alpha, tc.s.Beta)
 			}
