@@ -59,8 +59,13 @@ func (c *Config) look(in judge.Input, seq judge.Sequential, n int, elapsed, perP
 }
 
 // sequential is the plan's adaptive design; ok is false for pairs = N.
+// The plan sets an adaptive gate's Pairs to its max_pairs; a count that
+// differs was set after the plan was read (`--pairs`, or the stricter of
+// the base's and the head's plans, internal/plan judging.go), and is run
+// as a fixed count: looks spent for a longer gate would leave the last
+// pair unaccounted.
 func sequential(ab plan.AB) (judge.Sequential, bool) {
-	if !ab.Auto {
+	if !ab.Auto || ab.Pairs != ab.MaxPairs {
 		return judge.Sequential{}, false
 	}
 	return judge.DefaultSequential(ab.MinPairs, ab.MaxPairs), true

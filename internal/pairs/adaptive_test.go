@@ -65,4 +65,7 @@ func TestLook(t *testing.T) {
 	if _, ok := sequential(plan.AB{Pairs: 8}); ok {
 		t.Error("pairs = 8 gave a sequential design")
 	}
+	if _, ok := sequential(plan.AB{Pairs: 6, Auto: true, MinPairs: 4, MaxPairs: 16}); ok {
+		t.Error("--pairs 6 over pairs = \"auto\" gave a sequential design, want 6 fixed pairs")
+	}
 }
