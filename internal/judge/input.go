@@ -114,9 +114,10 @@ type Input struct {
 	Alpha float64 `json:"alpha,omitempty"`
 }
 
-// pairedAlpha is in's Alpha, PairedAlpha when unset.
+// pairedAlpha is in's Alpha, PairedAlpha when unset (validate refuses
+// any other outside (0, PairedAlpha]).
 func (in Input) pairedAlpha() float64 {
-	if in.Alpha > 0 && in.Alpha < 1 {
+	if in.Alpha > 0 && in.Alpha <= PairedAlpha {
 		return in.Alpha
 	}
 	return PairedAlpha

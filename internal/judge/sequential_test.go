@@ -223,3 +223,20 @@ func TestSequentialDecidesAClearRegressionEarly(t *testing.T) {
 		}
 	}
 }
+
+// TestInputAlpha: an adaptive gate's last look judges with its smaller
+// share, which can turn a fixed gate's failure into a pass; a report
+// asking for more than PairedAlpha cannot be judged.
+func TestInputAlpha(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	in := simulated(rng, 8, 0.05, math.Log(1.11), true)
+	for _, tc := range []struct {
+		alpha float64
+		want  Code
+	}{{0, Regression}, {PairedAlpha, Regression}, {0.0001, Pass}, {0.05, CannotJudge}, {math.NaN(), CannotJudge}, {-0.01, CannotJudge}} {
+		in.Alpha = tc.alpha
+		if v := Judge(in); v.Code != tc.want {
+			t.Errorf("alpha %v: %v (%q %q), want %v", tc.alpha, v.Code, v.Failures, v.CannotJudge, tc.want)
+		}
+	}
+}
