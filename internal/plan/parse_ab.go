@@ -1,6 +1,10 @@
 package plan
 
-import "github.com/perfgate/perfgate/internal/judge"
+import (
+	"fmt"
+
+	"github.com/perfgate/perfgate/internal/judge"
+)
 
 func (ps *parser) ab(raw map[string]any) {
 	m, ok := ps.Table(raw, nil, "ab", "[ab] with pairs = 4")
@@ -74,4 +78,30 @@ func (ps *parser) pairs(m map[string]any, ap []string, a *AB) {
 		return
 	}
 	a.Pairs = a.MaxPairs
+}
+
+// judgingPairs is the pairs of the stricter of two plans (judging.go): the
+// base's count as a floor. Adaptive pairs stay adaptive only when both
+// plans ask for them, with the larger of each bound; otherwise the gate
+// runs the larger count fixed (an adaptive plan's count is its
+// max_pairs), so a head cannot turn the base's 8 fixed pairs into as few
+// as min_pairs.
+func judgingPairs(base, head AB) AB {
+	out := head
+	out.Pairs = max(base.Pairs, head.Pairs)
+	if base.Auto && head.Auto {
+		out.MinPairs, out.MaxPairs = max(base.MinPairs, head.MinPairs), out.Pairs
+		return out
+	}
+	out.Auto, out.MinPairs, out.MaxPairs = false, 0, 0
+	return out
+}
+
+// pairsText is the pairs as the plan writes them, for the table of
+// settings the head changed: "8", or "auto" with its bounds.
+func pairsText(a AB) string {
+	if a.Auto {
+		return fmt.Sprintf("%q (%d to %d)", PairsAuto, a.MinPairs, a.MaxPairs)
+	}
+	return fmt.Sprint(a.Pairs)
 }
