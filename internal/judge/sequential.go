@@ -26,6 +26,10 @@ const (
 	// SettledPass: every metric is within its tolerance and the gate can
 	// already catch a change of WeakPassFactor times its tolerance.
 	SettledPass
+	// SettledCannotJudge: a pair so far cannot be judged (its schedule
+	// slipped, an arm stalled, a group went unanswered), which no later
+	// pair undoes, so more pairs would only spend the runner's time.
+	SettledCannotJudge
 )
 
 // String is the decision in the words the report's note uses.
@@ -35,6 +39,8 @@ func (d Decision) String() string {
 		return "regression settled"
 	case SettledPass:
 		return "pass settled"
+	case SettledCannotJudge:
+		return "cannot judge settled"
 	default:
 		return "not settled"
 	}
@@ -226,7 +232,7 @@ func (s Sequential) Decide(v Verdict, look int) (Decision, string) {
 		return Continue, ""
 	}
 	if v.Code == CannotJudge {
-		return Continue, "the pairs so far cannot be judged"
+		return SettledCannotJudge, "the pairs so far cannot be judged, and more pairs would not undo it"
 	}
 	allPass := v.Code == Pass
 	var open string

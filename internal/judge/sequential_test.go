@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -126,9 +127,14 @@ func TestDecideVerdict(t *testing.T) {
 		{"A/A, tight, at 8 pairs", 8, 0.01, 0, SettledPass},
 		{"A/A, scattered, at 4 pairs", 4, 0.10, 0, Continue},
 		{"7 % at 4 pairs, scattered", 4, 0.05, math.Log(1.07), Continue},
+		{"a pair behind its schedule", 4, 0.01, 0, SettledCannotJudge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := Judge(simulated(rng, tc.n, tc.sd, tc.shift, true))
+			in := simulated(rng, tc.n, tc.sd, tc.shift, true)
+			if tc.want == SettledCannotJudge {
+				in.Base[1].Schedule.LatenessP99 = 400 // ms, at 20 arrivals/s
+			}
+			v := Judge(in)
 			got, why := s.Decide(v, s.LookAt(tc.n))
 			if got != tc.want || why == "" {
 				t.Fatalf("%v (%s), want %v; verdict %v", got, why, tc.want, v.Code)
@@ -237,6 +243,21 @@ func TestInputAlpha(t *testing.T) {
 		in.Alpha = tc.alpha
 		if v := Judge(in); v.Code != tc.want {
 			t.Errorf("alpha %v: %v (%q %q), want %v", tc.alpha, v.Code, v.Failures, v.CannotJudge, tc.want)
+		}
+		if math.IsNaN(tc.alpha) {
+			continue // JSON has no NaN
+		}
+		// As compare reads it back from a report.
+		b, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Input
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if v := Judge(back); v.Code != tc.want {
+			t.Errorf("alpha %v read back from JSON: %v, want %v", tc.alpha, v.Code, tc.want)
 		}
 	}
 }
