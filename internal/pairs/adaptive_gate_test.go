@@ -46,3 +46,25 @@ func TestGateAdaptiveSettlesAClearRegressionEarly(t *testing.T) {
 		t.Errorf("notes %q do not say the gate stopped after 4 pairs, settled", notes)
 	}
 }
+
+// Its A/A: the same service on both arms passes, and the notes say how
+// many of the 4 to 8 pairs ran and why the gate stopped.
+func TestGateAdaptiveAAPasses(t *testing.T) {
+	var v judge.Verdict
+	for attempt := 1; attempt <= 3; attempt++ {
+		v = runGate(t, adaptiveGate, []string{"--latency", "10ms"}, []string{"--latency", "10ms"})
+		if len(v.CannotJudge) == 0 {
+			break
+		}
+		t.Logf("attempt %d cannot be judged: %q", attempt, v.CannotJudge)
+	}
+	notes := strings.Join(v.Notes, "\n")
+	if v.Code != judge.Pass {
+		t.Fatalf("code %v, failures %q, notes %q, want a pass", v.Code, v.Failures, notes)
+	}
+	m := metric(v, "p50.hello")
+	if m.Pairs < 4 || m.Pairs > 8 || !strings.Contains(notes, "adaptive pairs: ") {
+		t.Errorf("%d pairs ran, notes %q; want 4 to 8 and a note saying why the gate stopped", m.Pairs, notes)
+	}
+	t.Logf("A/A adaptive gate: %d pairs; %s", m.Pairs, notes)
+}
