@@ -242,7 +242,7 @@ func (r *run) report(res *pairs.Result, checks *controls.Outcome) *report.Report
 		Head:    r.head.Info,
 		Judging: r.o.Judging,
 		Settings: report.Settings{
-			Plan: r.o.Plan.Path, PlanPath: r.o.PlanPath, Pairs: ab.Pairs, Rate: ab.Rate,
+			Plan: r.o.Plan.Path, PlanPath: r.o.PlanPath, Pairs: len(res.Input.Base), Rate: ab.Rate, // the pairs run: an adaptive gate may stop early
 			Warmup: report.Duration(ab.Warmup), Measure: report.Duration(ab.Measure), Idle: report.Duration(ab.Idle),
 		},
 		// The plan lines the verdict service annotates a breach on.

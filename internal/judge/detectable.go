@@ -68,7 +68,7 @@ func logToWorse(l float64, higherIsBetter bool) float64 {
 func detectableNote(rs []MetricResult) string {
 	var weak []string
 	for _, r := range rs {
-		if r.Fail || r.Rule == RuleMedians || r.ZeroBase || !(r.Tolerance > 0) || !(r.Detectable > 2*r.Tolerance) {
+		if r.Fail || r.Rule == RuleMedians || r.ZeroBase || !(r.Tolerance > 0) || !(r.Detectable > WeakPassFactor*r.Tolerance) {
 			continue
 		}
 		weak = append(weak, fmt.Sprintf("%s %s (tolerance %s)", r.ID, pct(r.Detectable), pct(r.Tolerance)))

@@ -116,4 +116,19 @@ type Input struct {
 	// Answers is the comparison of both arms' answers to one sample of
 	// requests (sameanswers.go); nil when the plan asks none.
 	Answers *SameAnswers `json:"answers,omitempty"`
+	// Alpha is the false-alarm chance the paired rule's bounds use, 0 for
+	// PairedAlpha: an adaptive gate (`pairs = "auto"`) that reaches its
+	// last look has spent the rest at its earlier looks and judges with
+	// what is left (Sequential.AlphaAt), so its A/A false alarms stay
+	// within PairedAlpha over all its looks.
+	Alpha float64 `json:"alpha,omitempty"`
+}
+
+// pairedAlpha is in's Alpha, PairedAlpha when unset (validate refuses
+// any other outside (0, PairedAlpha]).
+func (in Input) pairedAlpha() float64 {
+	if in.Alpha > 0 && in.Alpha <= PairedAlpha {
+		return in.Alpha
+	}
+	return PairedAlpha
 }

@@ -169,7 +169,7 @@ func judgeMetric(in Input, m Metric, rule string) MetricResult {
 		// absolute reading of a rise from 0 decides (docs/judge.md).
 		judgeMedians(&r, bs, hs, rbs, rhs)
 	} else {
-		judgePaired(&r, bs, hs, rbs, rhs)
+		judgePaired(&r, bs, hs, rbs, rhs, in.pairedAlpha())
 	}
 	// Most means strictly more than half: 2 of 4 is a tie, not most.
 	r.Fail = r.Breach && 2*r.PairsBreached > n
@@ -225,9 +225,10 @@ func rounded(b, h, rb, rh float64, higherIsBetter bool) (float64, float64) {
 // and an A/A gate failed on cpu_per_request. The scatter used for the floor
 // is therefore never below what the rounding alone makes (roundingVar).
 // With 7 to 16 pairs the floor is also never below the sign-flip bound
-// (signFlipBound), which holds A/A false alarms to PairedAlpha whatever
-// the shape of the runner's noise.
-func judgePaired(r *MetricResult, bs, hs, rb, rh []float64) {
+// (signFlipBound), which holds A/A false alarms to alpha whatever the
+// shape of the runner's noise. alpha is PairedAlpha but at an adaptive
+// gate's last look, which has only its share (Input.Alpha).
+func judgePaired(r *MetricResult, bs, hs, rb, rh []float64, alpha float64) {
 	var ls []float64 // ln(head/base) per pair
 	var qs []float64 // each pair's rounding variance of that log ratio
 	for i := range bs {
@@ -248,7 +249,7 @@ func judgePaired(r *MetricResult, bs, hs, rb, rh []float64) {
 	scatter := math.Max(sd, math.Sqrt(q)) // never below what rounding alone makes
 	// The sign-flip bound reads only the ratios' magnitudes, so it bounds
 	// a fall (throughput) as it bounds a rise.
-	bound := math.Max(studentBound(len(ls), scatter), signFlipBound(ls, PairedAlpha))
+	bound := math.Max(studentBoundAt(len(ls), scatter, alpha), signFlipBound(ls, alpha))
 	// Worse and the floor read as the medians rule's do: head/base - 1 when lower
 	// is better, 1 - head/base when higher is better.
 	if r.HigherIsBetter {

@@ -22,6 +22,11 @@ func validate(in Input) []string {
 	if in.Rule != "" && in.Rule != RulePaired && in.Rule != RuleMedians {
 		bad = append(bad, fmt.Sprintf("rule %q is no rule of the judge: use %q or %q", in.Rule, RulePaired, RuleMedians))
 	}
+	if in.Alpha != 0 && !(in.Alpha > 0 && in.Alpha <= PairedAlpha) {
+		// An adaptive gate's last look only ever has less than PairedAlpha;
+		// more would be a report loosening its own gate.
+		bad = append(bad, fmt.Sprintf("alpha is %v: an adaptive gate's false-alarm chance is above 0 and at most %v (absent: %v)", in.Alpha, PairedAlpha, PairedAlpha))
+	}
 	for _, t := range in.Thresholds {
 		for _, x := range []float64{t.BelowMS, t.Min, t.Value} {
 			if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {

@@ -54,6 +54,9 @@ type Config struct {
 	Progress io.Writer
 	// Log gets one line as each phase starts and ends; nil for none.
 	Log io.Writer
+	// Budget bounds the wall time an adaptive gate adds pairs in, from
+	// the start of its idle phase; 0 means DefaultBudget.
+	Budget time.Duration
 
 	// base and head are Arms' base and head, picked by pick.
 	base, head Arm
@@ -110,6 +113,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if c.Plan == nil || c.base.Proc == nil || c.head.Proc == nil {
 		return nil, fmt.Errorf("run: a plan and two started arms, a base and a head, are needed")
 	}
+	start := time.Now()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// An arm that dies mid-run makes every later figure meaningless:
@@ -135,8 +139,8 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		res.Input.Answers = ans
 		c.logf("answers: %d sampled requests sent to both arms, %d answered differently", ans.Compared, len(ans.Differences))
 	}
-	// A metric is judged when every phase of both arms has it.
-	seen := map[string]int{}
+	seq, adaptive := sequential(c.Plan.AB)
+	pairsStart := time.Now()
 	var heads []*load.Result
 	for i := 0; i < c.Plan.AB.Pairs; i++ {
 		base, head, out, err := c.pair(ctx, i)
@@ -148,7 +152,30 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		res.Input.Base = append(res.Input.Base, base)
 		res.Input.Head = append(res.Input.Head, head)
 		res.Leads = append(res.Leads, base.Lead)
-		for _, ph := range []judge.Phase{base, head} {
+		n := i + 1
+		if !adaptive || seq.LookAt(n) == 0 {
+			continue
+		}
+		in := res.Input
+		c.complete(&in, heads)
+		if s := c.look(in, seq, n, time.Since(start), time.Since(pairsStart)/time.Duration(n)); s.done {
+			res.Input.Alpha = s.alpha
+			res.Input.Notes = append(res.Input.Notes, s.note)
+			c.logf("%s", s.note)
+			break
+		}
+	}
+	c.complete(&res.Input, heads)
+	return res, nil
+}
+
+// complete fills in's metrics and thresholds from its pairs: a metric is
+// judged when every phase of both arms has it; the thresholds are
+// measured on heads, the head's results of those pairs.
+func (c *Config) complete(in *judge.Input, heads []*load.Result) {
+	seen := map[string]int{}
+	for _, phases := range [][]judge.Phase{in.Base, in.Head} {
+		for _, ph := range phases {
 			for id := range ph.Values {
 				seen[id]++
 			}
@@ -156,15 +183,14 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	everywhere := map[string]bool{}
 	for id, n := range seen {
-		everywhere[id] = n == 2*c.Plan.AB.Pairs
+		everywhere[id] = n == len(in.Base)+len(in.Head)
 	}
-	res.Input.Metrics = metricList(c.Plan, everywhere)
+	in.Metrics = metricList(c.Plan, everywhere)
 	names := make([]string, len(c.Plan.Groups))
 	for i, g := range c.Plan.Groups {
 		names[i] = g.Name
 	}
-	res.Input.Thresholds = judge.MeasureThresholds(plan.Limits(c.Plan.Thresholds), pooled(heads), names)
-	return res, nil
+	in.Thresholds = judge.MeasureThresholds(plan.Limits(c.Plan.Thresholds), pooled(heads), names)
 }
 
 // watch cancels the run when the base or the head exits; it returns when ctx ends.

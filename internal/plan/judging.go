@@ -169,9 +169,9 @@ func judgingAB(base, head AB, changes []Change) (AB, []Change) {
 		changes = append(changes, Change{Setting: "[ab] " + key, Base: b.String(), Head: h.String(), Judged: judged.String()})
 		*h = judged
 	}
-	if base.Pairs != head.Pairs {
-		out.Pairs = max(base.Pairs, head.Pairs)
-		changes = append(changes, Change{Setting: "[ab] pairs", Base: fmt.Sprint(base.Pairs), Head: fmt.Sprint(head.Pairs), Judged: fmt.Sprint(out.Pairs)})
+	if base.Pairs != head.Pairs || base.Auto != head.Auto || base.MinPairs != head.MinPairs {
+		out = judgingPairs(base, out)
+		changes = append(changes, Change{Setting: "[ab] pairs", Base: pairsText(base), Head: pairsText(head), Judged: pairsText(out)})
 	}
 	floor("measure", &base.Measure, &out.Measure)
 	floor("idle", &base.Idle, &out.Idle)

@@ -96,13 +96,19 @@ type Stage struct {
 // measurement (docs/judge.md, "The default profile"); a plan can still
 // write out FerroFED's gate's (4 pairs of 10 s + 60 s at 20/s).
 type AB struct {
-	Pairs        int
-	Warmup       time.Duration
-	Measure      time.Duration
-	Rate         float64 // arrivals/s to each arm
-	Idle         time.Duration
-	IdleCPU      float64 // fraction of one core (the plan writes percent)
-	IdleTxPerSec float64
+	// Pairs is the number of pairs; with Auto, the most that may run
+	// (MaxPairs).
+	Pairs int
+	// Auto is `pairs = "auto"`: the gate runs from MinPairs to MaxPairs
+	// pairs and stops once the verdict is settled (judge.Sequential).
+	Auto               bool
+	MinPairs, MaxPairs int
+	Warmup             time.Duration
+	Measure            time.Duration
+	Rate               float64 // arrivals/s to each arm
+	Idle               time.Duration
+	IdleCPU            float64 // fraction of one core (the plan writes percent)
+	IdleTxPerSec       float64
 	// Answers is "" (the arms' answers are not compared), AnswersSame or
 	// AnswersWarn; Ignore names the JSON fields they may differ in
 	// (parse_sameanswers.go).

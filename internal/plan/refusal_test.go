@@ -68,6 +68,11 @@ var refusals = []struct{ name, plan string }{
 	{"unknown order", "[load]\norder = \"weighted\"\n" + hello},
 	{"pairs as float", "[ab]\npairs = 4.5\n" + hello},
 	{"pairs out of range", "[ab]\npairs = 0\n" + hello},
+	{"pairs a word not auto", "[ab]\npairs = \"adaptive\"\n" + hello},
+	{"min_pairs without auto", "[ab]\npairs = 8\nmin_pairs = 4\n" + hello},
+	{"max_pairs under min_pairs", "[ab]\npairs = \"auto\"\nmin_pairs = 8\nmax_pairs = 6\n" + hello},
+	{"min_pairs over the default max", "[ab]\npairs = \"auto\"\nmin_pairs = 20\n" + hello},
+	{"min_pairs of 1", "[ab]\npairs = \"auto\"\nmin_pairs = 1\n" + hello},
 	{"negative idle cpu", "[ab]\nidle_cpu = -2\n" + hello},
 	// A limit of 0 would fail on any use, and the judge reads an unset
 	// (zero) limit as the default, so 0 is refused rather than read as 2 %.

@@ -1,0 +1,70 @@
+package pairs_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/judge"
+)
+
+const adaptiveGate = `
+[ab]
+pairs = "auto"
+min_pairs = 4
+max_pairs = 8
+warmup = "200ms"
+measure = "1s"
+rate = 20
+idle = "0s"
+
+[[group]]
+name = "hello"
+path = "/hello"
+expect = 200
+`
+
+// A real adaptive gate over two example-service arms, the head twice as
+// slow: the regression is settled at the first look, after min_pairs (4)
+// of the 8 pairs the gate may run, and the report's notes say so.
+func TestGateAdaptiveSettlesAClearRegressionEarly(t *testing.T) {
+	var v judge.Verdict
+	for attempt := 1; attempt <= 3; attempt++ {
+		v = runGate(t, adaptiveGate, []string{"--latency", "10ms"}, []string{"--latency", "20ms"})
+		if len(v.CannotJudge) == 0 {
+			break
+		}
+		t.Logf("attempt %d cannot be judged: %q", attempt, v.CannotJudge)
+	}
+	notes := strings.Join(v.Notes, "\n")
+	if v.Code != judge.Regression {
+		t.Fatalf("code %v, failures %q, notes %q, want a regression", v.Code, v.Failures, notes)
+	}
+	if m := metric(v, "p50.hello"); m.Pairs != 4 || !m.Fail {
+		t.Errorf("p50.hello judged over %d pairs (fail %v), want 4 and a failure", m.Pairs, m.Fail)
+	}
+	if !strings.Contains(notes, "adaptive pairs: 4 pairs ran (min_pairs 4, max_pairs 8); regression settled at look 1") {
+		t.Errorf("notes %q do not say the gate stopped after 4 pairs, settled", notes)
+	}
+}
+
+// Its A/A: the same service on both arms passes, and the notes say how
+// many of the 4 to 8 pairs ran and why the gate stopped.
+func TestGateAdaptiveAAPasses(t *testing.T) {
+	var v judge.Verdict
+	for attempt := 1; attempt <= 3; attempt++ {
+		v = runGate(t, adaptiveGate, []string{"--latency", "10ms"}, []string{"--latency", "10ms"})
+		if len(v.CannotJudge) == 0 {
+			break
+		}
+		t.Logf("attempt %d cannot be judged: %q", attempt, v.CannotJudge)
+	}
+	notes := strings.Join(v.Notes, "\n")
+	if v.Code != judge.Pass {
+		t.Fatalf("code %v, failures %q, notes %q, want a pass", v.Code, v.Failures, notes)
+	}
+	m := metric(v, "p50.hello")
+	if m.Pairs < 4 || m.Pairs > 8 || !strings.Contains(notes, "adaptive pairs: ") {
+		t.Errorf("%d pairs ran, notes %q; want 4 to 8 and a note saying why the gate stopped", m.Pairs, notes)
+	}
+	t.Logf("A/A adaptive gate: %d pairs; %s", m.Pairs, notes)
+}
