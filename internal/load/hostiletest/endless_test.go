@@ -65,8 +65,9 @@ func testEndlessTargetsEndByTimeouts(t *testing.T) {
 }
 
 // TestEndlessTargetsCancel: a cancel (what SIGTERM becomes) ends a run
-// against any of the endless targets within a fraction of a second, with a
-// long request timeout still far off, and leaves no goroutine behind.
+// against any of the endless targets at once, with the 30 s request
+// timeout and the 30 s window still far off, and leaves no goroutine
+// behind.
 func TestEndlessTargetsCancel(t *testing.T) {
 	t.Parallel()
 	loadtest.BothEngines(t, testEndlessTargetsCancel)
@@ -101,8 +102,13 @@ func testEndlessTargetsCancel(t *testing.T) {
 			s := r.Schedule
 			t.Logf("returned %v after the cancel; intended %d sent %d dropped %d canceled %d", took.Round(time.Millisecond),
 				s.Intended, s.Sent, s.Dropped, s.Canceled)
-			if took > 500*time.Millisecond {
-				t.Errorf("returned %v after the cancel, want well under a second", took)
+			// A run deaf to the cancel would wait 30 s for its timeout;
+			// one that hears it returns in milliseconds. 2 s between them
+			// is headroom for a crowded machine's scheduler (a loaded
+			// 2-core runner delays a wake by hundreds of ms), where half
+			// a second was a coin toss.
+			if took > 2*time.Second {
+				t.Errorf("returned %v after the cancel, want at once (the timeout is 30 s off)", took)
 			}
 			if !r.Canceled || s.Sent+s.Dropped != s.Intended || r.Groups[0].Requests+s.Canceled != s.Sent {
 				t.Errorf("canceled %v, intended %d sent %d dropped %d requests %d canceled %d", r.Canceled, s.Intended, s.Sent,
