@@ -114,9 +114,20 @@ func testStallingServer(t *testing.T) {
 	if g.Requests != 600 || g.Expected != 600 {
 		t.Fatalf("requests %d expected %d, want 600", g.Requests, g.Expected)
 	}
-	within(t, "p90 (ms)", float64(g.Percentile(90))/1e6, 300, 0.10)
-	within(t, "p99 (ms)", float64(g.Percentile(99))/1e6, 390, 0.10)
-	within(t, "fraction under 100ms", g.FractionUnder(100*time.Millisecond), 0.7, 0.05)
+	// Coordinated omission reads low: below the truth, 10 % is the bound.
+	// A crowded machine only adds (a late wake, a sleep's overshoot):
+	// p99 read 433 ms there, so above the truth the bound is 25 %, still
+	// far under what timing from a wrong, earlier start would read.
+	for _, pc := range []struct{ p, truth float64 }{{90, 300}, {99, 390}} {
+		if got := float64(g.Percentile(pc.p)) / 1e6; got < 0.9*pc.truth || got > 1.25*pc.truth {
+			t.Errorf("p%g = %.1f ms, want %.0f ms, from 10 %% under to 25 %% over", pc.p, got, pc.truth)
+		}
+	}
+	// The same one way: the truth is 0.7, coordinated omission reads
+	// more, a crowded machine's delays less (0.63 was seen).
+	if f := g.FractionUnder(100 * time.Millisecond); f > 0.7*1.05 || f < 0.55 {
+		t.Errorf("fraction under 100 ms = %.3f, want 0.7, from 0.55 to 5 %% over", f)
+	}
 	if r.Schedule.Dropped != 0 {
 		t.Errorf("dropped %d arrivals against a stalling target: the open loop must open connections instead", r.Schedule.Dropped)
 	}
