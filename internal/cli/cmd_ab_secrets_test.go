@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -39,8 +40,18 @@ func headerLogger(addr, dieAfter string) int {
 	var n atomic.Int64
 	out := bufio.NewWriter(os.Stdout)
 	logged := make(chan string, 1024)
+	// An empty line asks the logger to say, by closing flushed, that every
+	// line queued before it is written: the last request waits for that
+	// before the exit, instead of sleeping and hoping a crowded machine
+	// ran the logger meanwhile.
+	flushed := make(chan struct{})
+	var once sync.Once
 	go func() {
 		for line := range logged {
+			if line == "" {
+				once.Do(func() { close(flushed) })
+				continue
+			}
 			out.WriteString(line)
 			// Split a line's writes the way a buffered logger may.
 			if len(line) > 12 {
@@ -64,7 +75,8 @@ func headerLogger(addr, dieAfter string) int {
 		}
 		logged <- b.String()
 		if r.URL.Path != "/healthz" && limit > 0 && n.Add(1) >= limit {
-			time.Sleep(50 * time.Millisecond) // let the logger write its last lines
+			logged <- ""
+			<-flushed
 			os.Exit(1)
 		}
 	})

@@ -114,9 +114,20 @@ func testStallingServer(t *testing.T) {
 	if g.Requests != 600 || g.Expected != 600 {
 		t.Fatalf("requests %d expected %d, want 600", g.Requests, g.Expected)
 	}
-	within(t, "p90 (ms)", float64(g.Percentile(90))/1e6, 300, 0.10)
-	within(t, "p99 (ms)", float64(g.Percentile(99))/1e6, 390, 0.10)
-	within(t, "fraction under 100ms", g.FractionUnder(100*time.Millisecond), 0.7, 0.05)
+	// Coordinated omission reads low: below the truth, 10 % is the bound.
+	// A crowded machine only adds (a late wake, a sleep's overshoot):
+	// p99 read 433 ms there, so above the truth the bound is 25 %, still
+	// far under what timing from a wrong, earlier start would read.
+	for _, pc := range []struct{ p, truth float64 }{{90, 300}, {99, 390}} {
+		if got := float64(g.Percentile(pc.p)) / 1e6; got < 0.9*pc.truth || got > 1.25*pc.truth {
+			t.Errorf("p%g = %.1f ms, want %.0f ms, from 10 %% under to 25 %% over", pc.p, got, pc.truth)
+		}
+	}
+	// The same one way: the truth is 0.7, coordinated omission reads
+	// more, a crowded machine's delays less (0.63 was seen).
+	if f := g.FractionUnder(100 * time.Millisecond); f > 0.7*1.05 || f < 0.55 {
+		t.Errorf("fraction under 100 ms = %.3f, want 0.7, from 0.55 to 5 %% over", f)
+	}
 	if r.Schedule.Dropped != 0 {
 		t.Errorf("dropped %d arrivals against a stalling target: the open loop must open connections instead", r.Schedule.Dropped)
 	}
@@ -230,20 +241,29 @@ func testCancelReturnsPartial(t *testing.T) {
 	t.Cleanup(func() { mu.Lock(); close(hold); mu.Unlock() })
 	src := &fixedSource{Reqs: []load.Request{{Group: 0, Method: "GET", Path: "/fast"}, {Group: 1, Method: "GET", Path: "/slow"}}}
 	groups := []load.Group{{Name: "fast"}, {Name: "slow"}}
+	// Both claims are timed from the moment the cancel was made, not from
+	// when it was asked for: on a crowded machine the timer fires late,
+	// and a window measured up to the cancel is then rightly longer than
+	// the 1 s asked for (from the schedule's origin, that moment less the
+	// warm-up is the window to expect). The run's 10 s window
+	// and the slow group's answers that never come are what a run deaf
+	// to the cancel would wait for, so 2 s is headroom, not a tolerance.
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(1500*time.Millisecond, cancel)
-	began := time.Now()
+	var canceled time.Time
+	time.AfterFunc(1500*time.Millisecond, func() { canceled = time.Now(); cancel() })
 	r, err := load.Run(ctx, load.Attack{Target: srv.URL, Source: src, Groups: groups, Pacer: load.ConstantPacer{Freq: 100},
 		Warmup: 500 * time.Millisecond, Duration: 10 * time.Second, Engine: engineOf(t)})
-	took := time.Since(began)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took > 2500*time.Millisecond {
-		t.Errorf("Run took %v after a cancel at 1.5s: must stop at once", took)
+	if took := time.Since(canceled); took > 2*time.Second {
+		t.Errorf("Run took %v after the cancel: must stop at once", took)
 	}
-	if !r.Canceled || r.Measured < 900*time.Millisecond || r.Measured > 1200*time.Millisecond {
-		t.Errorf("canceled %v, measured %v: want canceled with about 1s measured", r.Canceled, r.Measured)
+	// The window ends where the run saw the cancel: up to a loaded
+	// scheduler's second after it, never before it.
+	want := canceled.Sub(r.Start) - 500*time.Millisecond
+	if !r.Canceled || r.Measured < want-100*time.Millisecond || r.Measured > want+time.Second {
+		t.Errorf("canceled %v, measured %v: want canceled with the %v from the warm-up's end to the cancel measured", r.Canceled, r.Measured, want)
 	}
 	if fast := r.Groups[0]; fast.Expected < 40 || fast.Errors != nil {
 		t.Errorf("fast group: %d expected, errors %v; want ~50 answered and no errors", fast.Expected, fast.Errors)

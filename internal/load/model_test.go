@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,18 +65,57 @@ func TestClosedLoopThroughputFollowsConcurrencyUpToThePool(t *testing.T) {
 	// a parallel test's stream on the other core slowed it by a quarter.
 	// S is long beside a sleep's overshoot on a busy machine (1-2 ms).
 	cfg := target.Config{Workers: 4, Service: 50 * time.Millisecond}
-	url := targettest.Start(t, cfg)
+	srv, err := target.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The target counts the requests inside it when each arrives: the
+	// most at once in a stage is the concurrency the loop kept, a count
+	// a crowded machine does not move.
+	var mu sync.Mutex
+	type arrival struct {
+		at     time.Time
+		inside int
+	}
+	var arrivals []arrival
+	var inside int
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inside++
+		arrivals = append(arrivals, arrival{time.Now(), inside})
+		mu.Unlock()
+		defer func() { mu.Lock(); inside--; mu.Unlock() }()
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
 	src, groups := getSource("a")
 	m := &load.ClosedLoop{Levels: []int{1, 2, 4, 8}, Warmup: 200 * time.Millisecond, Duration: 1500 * time.Millisecond}
-	r := runModel(t, load.Attack{Target: url, Source: src, Groups: groups, Model: m, ServerTiming: "Server-Timing"}, 20*time.Second)
+	r := runModel(t, load.Attack{Target: hs.URL, Source: src, Groups: groups, Model: m, ServerTiming: "Server-Timing"}, 20*time.Second)
+	mu.Lock()
+	defer mu.Unlock()
 	for i, st := range r.Detail.Stages {
 		c := float64(m.Levels[i])
+		most := 0
+		from, to := r.Start.Add(st.Start), r.Start.Add(st.Start+st.Length)
+		for _, a := range arrivals {
+			if !a.at.Before(from) && a.at.Before(to) {
+				most = max(most, a.inside)
+			}
+		}
+		if most != m.Levels[i] {
+			t.Errorf("%s: at most %d requests in the target at once, want %d", st.Name, most, m.Levels[i])
+		}
 		want := math.Min(c, 4) / cfg.Service.Seconds()
-		// The service time is a sleep of at least S, so the pool serves a
-		// little under W/S; 10 % is the experiments' own bound.
+		// The service time is a sleep of at least S, so the pool serves
+		// at most W/S, and a little under: above it by 2 % is a loop
+		// sending more than asked. Below, a crowded machine's waits for
+		// the CPU add to every round trip (c=4 read 55/s for 80 at load
+		// 16 on 2 cores): the count above is what shows that the loop
+		// kept c requests out, so the floor is only that it served at
+		// half the pace, not 90 %.
 		got := st.Throughput()
-		if got > want*1.02 || got < want*0.90 {
-			t.Errorf("%s: %.1f answers/s, want %.1f (within -10 %%)", st.Name, got, want)
+		if got > want*1.02 || got < want*0.5 {
+			t.Errorf("%s: %.1f answers/s, want %.1f (from half to 2 %% over)", st.Name, got, want)
 		}
 	}
 	p8, p4 := r.Detail.Stages[3].Total().Percentile(50), r.Detail.Stages[2].Total().Percentile(50)

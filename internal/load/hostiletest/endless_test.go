@@ -65,8 +65,9 @@ func testEndlessTargetsEndByTimeouts(t *testing.T) {
 }
 
 // TestEndlessTargetsCancel: a cancel (what SIGTERM becomes) ends a run
-// against any of the endless targets within a fraction of a second, with a
-// long request timeout still far off, and leaves no goroutine behind.
+// against any of the endless targets at once, with the 30 s request
+// timeout and the 30 s window still far off, and leaves no goroutine
+// behind.
 func TestEndlessTargetsCancel(t *testing.T) {
 	t.Parallel()
 	loadtest.BothEngines(t, testEndlessTargetsCancel)
@@ -101,21 +102,27 @@ func testEndlessTargetsCancel(t *testing.T) {
 			s := r.Schedule
 			t.Logf("returned %v after the cancel; intended %d sent %d dropped %d canceled %d", took.Round(time.Millisecond),
 				s.Intended, s.Sent, s.Dropped, s.Canceled)
-			if took > 500*time.Millisecond {
-				t.Errorf("returned %v after the cancel, want well under a second", took)
+			// A run deaf to the cancel would wait 30 s for its timeout;
+			// one that hears it returns in milliseconds. 2 s between them
+			// is headroom for a crowded machine's scheduler (a loaded
+			// 2-core runner delays a wake by hundreds of ms), where half
+			// a second was a coin toss.
+			if took > 2*time.Second {
+				t.Errorf("returned %v after the cancel, want at once (the timeout is 30 s off)", took)
 			}
 			if !r.Canceled || s.Sent+s.Dropped != s.Intended || r.Groups[0].Requests+s.Canceled != s.Sent {
 				t.Errorf("canceled %v, intended %d sent %d dropped %d requests %d canceled %d", r.Canceled, s.Intended, s.Sent,
 					s.Dropped, r.Groups[0].Requests, s.Canceled)
 			}
-			// 700 ms at 20/s: 14 or 15 arrivals were due. The 12 due by
-			// 600 ms, 100 ms before the cancel, were all sent: a stream
-			// that held the schedule up would have left them unsent. The
-			// last ones may meet the cancel on their way to a connection,
-			// the more of them the further a crowded machine's scheduler
-			// lags (two 50 ms apart under the race detector beside the
-			// suite's other binaries), so they are not counted.
-			if s.Intended < 13 || s.Sent < 12 {
+			// 700 ms at 20/s: 14 or 15 arrivals were due. The 9 due by
+			// 400 ms, 300 ms before the cancel, were all sent: a stream
+			// that held the schedule up would have left all but the first
+			// unsent. The later ones may meet the cancel on their way to
+			// a connection, the more of them the further a crowded
+			// machine's scheduler lags: under the race detector beside the
+			// suite's other binaries 4 were (11 sent of 15), so the ones
+			// due in the last 300 ms are not counted.
+			if s.Intended < 13 || s.Sent < 9 {
 				t.Errorf("%d arrivals due, %d sent, %d dropped in 700 ms at 20/s: the stream held the schedule up", s.Intended, s.Sent, s.Dropped)
 			}
 			// The engine's goroutines are gone (the target's own, which
