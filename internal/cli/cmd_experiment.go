@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register(Command{Name: "experiment", Summary: "run a plan's capacity experiment: the knee, the first gauge to move, a user population, a client ramp (docs/experiment.md)", Run: runExperiment})
+	register(Command{Name: "experiment", Summary: "run a plan's capacity experiment: the knee, the first resource to run out, a user population, a client ramp (docs/experiment.md)", Run: runExperiment})
 }
 
 func runExperiment(ctx context.Context, s *IO, args []string) error {

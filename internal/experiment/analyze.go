@@ -36,7 +36,7 @@ func Analyze(r *Report) {
 	if r.Control != nil {
 		deriveStages(r.Control.Stages, st)
 	}
-	r.Knee, r.Population, r.Phases, r.FirstMoved = nil, nil, nil, nil
+	r.Knee, r.Population, r.Phases, r.RanOut = nil, nil, nil, nil
 	if st.Ramp {
 		r.Knee = knee(r.Stages)
 		if r.Control != nil {
@@ -448,8 +448,8 @@ func routine(r *Report) {
 	if k := r.Knee; k != nil {
 		r.Routine.Knee, r.Routine.KneeLevel = &k.Throughput, &k.Level
 	}
-	if m := r.FirstMoved; m != nil {
-		r.Routine.FirstGauge, r.Routine.FirstGaugeAt = m.Gauge, &m.Level
+	if m := r.RanOut; m != nil {
+		r.Routine.FirstResource, r.Routine.FirstResourceAt = m.Gauge, &m.Level
 	}
 	for _, p := range r.Phases {
 		if p.Kind == "plateau" && p.LatencyGrowth != nil && r.Routine.PlateauGrowth == nil {

@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"flag"
+	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -265,7 +267,7 @@ func TestOnSaleFigures(t *testing.T) {
 	if r.Knee == nil || r.Knee.Name != "ramp 2/3" {
 		t.Errorf("knee %+v, want ramp 2/3", r.Knee)
 	}
-	m := r.FirstMoved
+	m := r.RanOut
 	if m == nil || m.Gauge != "pool_wait_seconds" || m.AtS != 18 || m.LatencyAtS == nil || *m.LatencyAtS != 40 {
 		t.Fatalf("first moved %+v", m)
 	}
@@ -348,7 +350,7 @@ latency_count 3
 	}
 
 	// The capacity target answers the scraper's Accept with delimited
-	// protobuf; its three gauges come back by name, its counters skipped.
+	// protobuf; its four gauges come back by name, its counters skipped.
 	url := targettest.Start(t, target.Config{Workers: 2, Service: time.Millisecond})
 	req, _ := http.NewRequest("GET", url+"/metrics", nil)
 	req.Header.Set("Accept", accept)
@@ -369,7 +371,60 @@ latency_count 3
 	for _, g := range got {
 		names = append(names, g.name)
 	}
-	if w := []string{"capacity_pool_in_use", "capacity_pool_wait_seconds", "capacity_queue_length"}; !slices.Equal(names, w) {
+	if w := []string{"capacity_in_flight", "capacity_pool_in_use", "capacity_pool_wait_seconds", "capacity_queue_length"}; !slices.Equal(names, w) {
 		t.Errorf("the target's gauges %v, want %v", names, w)
+	}
+}
+
+func TestRanOutReadsAcrossStages(t *testing.T) {
+	// Four stages of 10 s, one gauge sample a second at each stage's mean.
+	// Closed: the load doubles, throughput follows to c=4 and then holds
+	// (a pool of 4). Open: the rate climbs past the same pool.
+	closed := struct{ levels, tput []float64 }{[]float64{1, 2, 4, 8}, []float64{20, 40, 78, 80}}
+	open := struct{ levels, tput []float64 }{[]float64{40, 60, 80, 100}, []float64{40, 60, 79, 80}}
+	for _, tc := range []struct {
+		name          string
+		levels, tput  []float64
+		gauges        map[string][]float64
+		want, wantHow string
+	}{
+		{"closed: the pool saturates, in flight follows", closed.levels, closed.tput, map[string][]float64{
+			"in_flight": {1, 2, 4, 8}, "pool_in_use": {1, 2, 4, 4}, "queue_length": {0, 0, 0, 4}}, "pool_in_use", "saturated"},
+		{"closed without a pool gauge: the queue grows", closed.levels, closed.tput, map[string][]float64{
+			"in_flight": {1, 2, 4, 8}, "queue_length": {0, 0, 0.05, 4}}, "queue_length", "grew"},
+		{"open: the queue outgrows in flight", open.levels, open.tput, map[string][]float64{
+			"in_flight": {2, 3, 4.5, 20}, "queue_length": {0, 0, 0.5, 16}}, "queue_length", "grew"},
+		{"open: the pool fills first", open.levels, open.tput, map[string][]float64{
+			"in_flight": {2, 3, 4.5, 20}, "pool_in_use": {2, 3, 3.9, 4}, "queue_length": {0, 0, 0.5, 16}}, "pool_in_use", "saturated"},
+		{"in flight alone runs out of nothing", closed.levels, closed.tput, map[string][]float64{"in_flight": {1, 2, 4, 8}}, "", ""},
+		{"memory creeping is not growth", open.levels, open.tput, map[string][]float64{"rss": {100, 101, 102, 103}}, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Report{Model: "closed"}
+			for i, l := range tc.levels {
+				r.Stages = append(r.Stages, Stage{Name: fmt.Sprintf("s%d", i), Level: l, StartS: float64(10 * i), LengthS: 10,
+					Derived: StageFigures{Throughput: tc.tput[i]}})
+			}
+			for _, name := range slices.Sorted(maps.Keys(tc.gauges)) {
+				g := Gauge{Endpoint: "/metrics", Name: name}
+				for i, v := range tc.gauges[name] {
+					for s := 0; s < 10; s++ {
+						g.Samples = append(g.Samples, GaugeSample{AtS: float64(10*i) + float64(s) + 0.5, Value: v})
+					}
+				}
+				r.Gauges = append(r.Gauges, g)
+			}
+			gauges(r)
+			got, how := "", ""
+			if r.RanOut != nil {
+				got, how = r.RanOut.Gauge, r.RanOut.How
+			}
+			if got != tc.want || how != tc.wantHow {
+				t.Errorf("ran out %q (%s), want %q (%s); %+v", got, how, tc.want, tc.wantHow, r.RanOut)
+			}
+			if tc.want == "" && !strings.Contains(strings.Join(r.Notes, ";"), "no gauge ran out") {
+				t.Errorf("notes %q, want the no-gauge note", r.Notes)
+			}
+		})
 	}
 }

@@ -76,8 +76,9 @@ group = "work"
 concurrency = [1, 2, 4, 8]
 warmup = "200ms"
 stage = "1500ms"
+gauges = ["/metrics"]
 `)
-	rep := runExperiment(t, p, url)
+	rep := runSpec(t, p, experiment.Spec{Target: url, Shown: url, ScrapeEvery: 100 * time.Millisecond})
 	k := rep.Knee
 	if k == nil {
 		t.Fatalf("no knee; verdict %q", rep.Verdict)
@@ -95,6 +96,22 @@ stage = "1500ms"
 		if l.Implied < 0.85*l.Users || l.Implied > 1.1*l.Users {
 			t.Errorf("Little's law at %s: throughput x latency = %.2f, want the %g workers", l.Stage, l.Implied, l.Users)
 		}
+	}
+	checkRanOut(t, rep)
+}
+
+// checkRanOut asserts the first resource to run out is the pool or its
+// queue, never the requests in flight, which follow the load up.
+func checkRanOut(t *testing.T, rep *experiment.Report) {
+	t.Helper()
+	m := rep.RanOut
+	if m == nil {
+		t.Fatalf("no resource ran out; notes %q", rep.Notes)
+	}
+	switch m.Gauge {
+	case "capacity_pool_in_use", "capacity_queue_length", "capacity_pool_wait_seconds":
+	default:
+		t.Errorf("first resource to run out %s (%s), want the pool, its queue or its wait", m.Gauge, m.Text)
 	}
 }
 
@@ -127,23 +144,14 @@ gauges = ["/metrics"]
 	if last.Counts || !strings.Contains(strings.Join(last.Flags, ";"), "success gate") {
 		t.Errorf("120/s against a queue of 16: success %.3f, flags %q; want the stage under the gate and flagged", last.Success, last.Flags)
 	}
-	m := rep.FirstMoved
-	if m == nil {
-		t.Fatal("no gauge moved")
-	}
-	// The pool wait and the queue length leave zero at one instant, when
-	// the first request waits for a worker: no scrape orders them (on a
-	// crowded machine either is seen first). The pool in use, which
-	// follows the load from the first stage, must not be the one named.
-	if m.Gauge != "capacity_pool_wait_seconds" && m.Gauge != "capacity_queue_length" {
-		t.Errorf("first gauge to move %s, want the pool wait or the queue length", m.Gauge)
-	}
+	checkRanOut(t, rep)
+	m := rep.RanOut
 	// p95 is known per second of answers (LatencyAtS is the start of the
 	// second it crossed in), the gauge to a scrape: the move must come
 	// before the end of that second, less one scrape for when the move was
 	// seen.
 	if m.LatencyAtS == nil || m.AtS-scrape.Seconds() >= *m.LatencyAtS+1 {
-		t.Errorf("%s: want the pool's wait to show before p95 crossed the objective", m.Text)
+		t.Errorf("%s: want the pool running out to show before p95 crossed the objective", m.Text)
 	}
 }
 

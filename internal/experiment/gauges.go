@@ -183,17 +183,14 @@ func parseGauges(r io.Reader, format expfmt.Format) ([]sample, error) {
 // gauges finds each gauge's resting value (its samples during the first
 // stage) and when it left it: the first later sample further from the
 // mean than three times the first stage's spread, a tenth of the resting
-// value, or 1e-9 when the gauge rested still at zero. The first gauge to
-// move is reported with how long before the latency crossed its line (the
-// objective, or else 1.5 times the first stage's p95 in the per-second
-// series). Ties go to the gauge scraped first: the first endpoint, then
-// the first by name.
+// value, or 1e-9 when the gauge rested still at zero. The move is drawn on
+// the gauge's chart; which gauge ran out first is ranOut's question, read
+// across stages (ranout.go).
 func gauges(r *Report) {
 	if len(r.Gauges) == 0 || len(r.Stages) == 0 {
 		return
 	}
 	restEnd := r.Stages[0].StartS + r.Stages[0].LengthS
-	var first *Gauge
 	for i := range r.Gauges {
 		g := &r.Gauges[i]
 		g.MovedAtS = nil
@@ -217,44 +214,6 @@ func gauges(r *Report) {
 				break
 			}
 		}
-		if g.MovedAtS != nil && (first == nil || *g.MovedAtS < *first.MovedAtS) {
-			first = g
-		}
 	}
-	if first == nil {
-		r.Notes = append(r.Notes, "no gauge left its resting value")
-		return
-	}
-	at := *first.MovedAtS
-	si := stageAt(r.Stages, at)
-	m := &Moved{Gauge: first.Name, Endpoint: first.Endpoint, AtS: at, Stage: r.Stages[si].Name, Level: r.Stages[si].Level, Rest: first.Rest}
-	for _, s := range first.Samples {
-		if s.AtS == at {
-			m.Value = s.Value
-		}
-	}
-	line, what := r.Settings.ObjectiveMS, "the objective"
-	if line == 0 {
-		line, what = 1.5*r.Stages[0].Derived.LatencyMS, "1.5 times the first stage's"
-	}
-	for _, p := range r.Series {
-		if p.P95MS >= line && line > 0 {
-			c := p.AtS
-			m.LatencyAtS = &c
-			break
-		}
-	}
-	m.Text = fmt.Sprintf("%s left its resting value %.3g (now %.3g) at %.0f s, in stage %s (level %g)", m.Gauge, m.Rest, m.Value, m.AtS, m.Stage, m.Level)
-	if m.LatencyAtS != nil {
-		lead := *m.LatencyAtS - m.AtS
-		m.LeadS = &lead
-		if lead >= 0 {
-			m.Text += fmt.Sprintf(", %.0f s before p95 crossed %s (%.1f ms)", lead, what, line)
-		} else {
-			m.Text += fmt.Sprintf(", %.0f s after p95 crossed %s (%.1f ms)", -lead, what, line)
-		}
-	} else {
-		m.Text += fmt.Sprintf("; p95 never crossed %s (%.1f ms)", what, line)
-	}
-	r.FirstMoved = m
+	ranOut(r)
 }

@@ -1,7 +1,7 @@
 // Package experiment runs perfgate's capacity experiments (`perfgate
 // experiment`): a model from internal/load driven over its stages, the
 // target's Prometheus gauges scraped beside it, and a report that says
-// where the knee is, which gauge moved first, whether a population kept
+// where the knee is, which resource ran out first, whether a population kept
 // up, how a plateau grew and how long a spike took to recover from. The
 // rules are written down in docs/experiment.md.
 package experiment
@@ -49,7 +49,7 @@ type Report struct {
 
 	// Derived by Analyze.
 	Knee       *Knee                   `json:"knee,omitempty"`
-	FirstMoved *Moved                  `json:"first_moved,omitempty"`
+	RanOut     *RanOut                 `json:"ran_out,omitempty"`
 	Little     []LittleRow             `json:"littles_law,omitempty"`
 	Population *Population             `json:"population,omitempty"`
 	Phases     []PhaseFigures          `json:"phases,omitempty"`
@@ -178,15 +178,21 @@ type Knee struct {
 	Attribution string  `json:"attribution"` // "service" or "generator"
 }
 
-// Moved is the first gauge that left its resting value.
-type Moved struct {
+// RanOut is the first resource to run out: the gauge that first stopped
+// following the load (it held at a level while the load still rose) or
+// grew while throughput stayed flat, read stage by stage (ranout.go).
+type RanOut struct {
 	Gauge      string   `json:"gauge"`
 	Endpoint   string   `json:"endpoint"`
-	AtS        float64  `json:"at_s"`
-	Stage      string   `json:"stage"`
+	How        string   `json:"how"`    // "saturated" or "grew"
+	From       string   `json:"from"`   // the stage before the change
+	Before     float64  `json:"before"` // the gauge's mean over From
+	After      float64  `json:"after"`  // its mean over Stage
+	AtS        float64  `json:"at_s"`   // when it reached its ceiling, or first left its resting value
+	Stage      string   `json:"stage"`  // the stage that showed it
 	Level      float64  `json:"level"`
 	Rest       float64  `json:"rest"`
-	Value      float64  `json:"value"`
+	Value      float64  `json:"value"` // the sample at AtS
 	LatencyAtS *float64 `json:"latency_crossed_at_s,omitempty"`
 	LeadS      *float64 `json:"lead_s,omitempty"` // how long before the latency crossed
 	Text       string   `json:"text"`
@@ -228,12 +234,12 @@ type PhaseFigures struct {
 
 // Routine is the four numbers kept run to run.
 type Routine struct {
-	Knee          *float64 `json:"knee_per_s,omitempty"`
-	KneeLevel     *float64 `json:"knee_level,omitempty"`
-	FirstGauge    string   `json:"first_gauge,omitempty"`
-	FirstGaugeAt  *float64 `json:"first_gauge_level,omitempty"`
-	PlateauGrowth *float64 `json:"plateau_growth_ms_per_min,omitempty"`
-	RecoveryS     *float64 `json:"recovery_s,omitempty"`
+	Knee            *float64 `json:"knee_per_s,omitempty"`
+	KneeLevel       *float64 `json:"knee_level,omitempty"`
+	FirstResource   string   `json:"first_resource,omitempty"`
+	FirstResourceAt *float64 `json:"first_resource_level,omitempty"`
+	PlateauGrowth   *float64 `json:"plateau_growth_ms_per_min,omitempty"`
+	RecoveryS       *float64 `json:"recovery_s,omitempty"`
 }
 
 // Comparison is this run's routine numbers against an earlier report's.

@@ -2,8 +2,10 @@
 // fixed pool of W workers that each take S to serve a request, so its
 // capacity is exactly W/S requests a second. Requests beyond the pool wait
 // in a queue; past the queue limit it sheds with 503. Its /metrics page
-// (served by prometheus/client_golang) carries the pool-wait gauge that leaves zero before the
-// latency climbs, which is what the experiments' tests look for.
+// (served by prometheus/client_golang) carries the pool's gauges (workers
+// in use, the queue, the wait for a worker) beside the requests in flight,
+// which follow the load without running out: the experiments' tests check
+// that the pool or its queue is named as what ran out first.
 package target
 
 import (
