@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -333,7 +334,7 @@ latency_bucket{le="+Inf"} 3
 latency_sum 0.2
 latency_count 3
 `
-	want := []sample{{"pool_wait_seconds", 0.25}, {`queue_age_seconds{queue="outbox", shard="1"}`, 3.5}, {"untyped_thing", 7}}
+	want := []sample{{"pool_wait_seconds", 0.25, ""}, {`queue_age_seconds{queue="outbox", shard="1"}`, 3.5, ""}, {"untyped_thing", 7, ""}}
 	// The text format, and an endpoint whose Content-Type expfmt does not
 	// know, which is read as text.
 	for _, format := range []expfmt.Format{expfmt.FmtText, expfmt.FmtUnknown} {
@@ -426,5 +427,42 @@ func TestRanOutReadsAcrossStages(t *testing.T) {
 				t.Errorf("notes %q, want the no-gauge note", r.Notes)
 			}
 		})
+	}
+}
+
+func TestCounterRateAndIntervalQuantile(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		before, now, seconds float64
+		want                 float64
+	}{
+		{"rising", 100, 150, 0.5, 100},
+		{"still", 7, 7, 1, 0},
+		{"restarted counts from zero", 1000, 30, 2, 15},
+	} {
+		if got := counterRate(tc.before, tc.now, tc.seconds); got != tc.want {
+			t.Errorf("%s: rate %g, want %g", tc.name, got, tc.want)
+		}
+	}
+	inf := math.Inf(1)
+	uppers := []float64{0.01, 0.1, 1, inf}
+	for _, tc := range []struct {
+		name       string
+		prev, now  []float64 // cumulative counts, +Inf last
+		q, want    float64
+		wantSample bool
+	}{
+		// Between the scrapes 100 observations: 50 under 10 ms, 40 in
+		// 10-100 ms, 10 in 100 ms-1 s. p99 is 9/10 into the last bucket.
+		{"the interval's own observations", []float64{1000, 1000, 1000, 1000}, []float64{1050, 1090, 1100, 1100}, 0.99, 0.91, true},
+		{"the median inside the first bucket", []float64{0, 0, 0, 0}, []float64{50, 90, 100, 100}, 0.5, 0.01, true},
+		{"past the last finite bound", []float64{0, 0, 0, 0}, []float64{0, 0, 90, 100}, 0.99, 1, true},
+		{"nothing observed in between", []float64{5, 5, 5, 5}, []float64{5, 5, 5, 5}, 0.99, 0, false},
+		{"a restarted histogram counts from zero", []float64{500, 500, 500, 500}, []float64{0, 10, 10, 10}, 0.5, 0.055, true},
+	} {
+		got, ok := intervalQuantile(tc.q, prevRead{uppers: uppers, counts: tc.prev}, uppers, tc.now)
+		if ok != tc.wantSample || math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: quantile %g (%v), want %g (%v)", tc.name, got, ok, tc.want, tc.wantSample)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -240,4 +241,71 @@ func TestHitRatioByHeaderAndJSONField(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The target's served counter and its request-duration histogram, named
+// in gauges, are read as a rate per second and as the p99 of each scrape
+// interval: in the report beside the plain gauges, and charted.
+func TestCounterAndHistogramAsGauges(t *testing.T) {
+	url := targettest.Start(t, pool)
+	p := parsePlan(t, `model = "closed"
+group = "work"
+concurrency = [1, 2]
+warmup = "200ms"
+stage = "1500ms"
+gauges = ["/metrics", {url = "/metrics", metric = "capacity_served_total"}, {url = "/metrics", metric = "capacity_request_duration_seconds", quantile = 0.99}]
+`)
+	rep := runSpec(t, p, experiment.Spec{Target: url, Shown: url, ScrapeEvery: 250 * time.Millisecond})
+	byName := map[string]experiment.Gauge{}
+	for _, g := range rep.Gauges {
+		byName[g.Name] = g
+	}
+	stage := rep.Stages[1]
+	within := func(g experiment.Gauge) []float64 {
+		var v []float64
+		for _, s := range g.Samples {
+			if s.AtS > stage.StartS && s.AtS <= stage.StartS+stage.LengthS {
+				v = append(v, s.Value)
+			}
+		}
+		slices.Sort(v)
+		return v
+	}
+	rate, ok := byName["rate(capacity_served_total)"]
+	if !ok || rate.Kind != "rate" {
+		t.Fatalf("no counter rate among %v", names(rep.Gauges))
+	}
+	// Two clients against 50 ms of service: about 40 answers a second.
+	if v := within(rate); len(v) < 3 || v[len(v)/2] < 0.7*stage.Derived.Throughput || v[len(v)/2] > 1.3*stage.Derived.Throughput {
+		t.Errorf("served rate in %s %v, want about the %.1f/s served", stage.Name, v, stage.Derived.Throughput)
+	}
+	q, ok := byName["histogram_quantile(0.99, capacity_request_duration_seconds)"]
+	if !ok || q.Kind != "quantile" {
+		t.Fatalf("no histogram quantile among %v", names(rep.Gauges))
+	}
+	// Under the pool's four workers nothing waits: the p99 is the 50 ms
+	// service time, a bucket's width either side.
+	if v := within(q); len(v) < 3 || v[len(v)/2] < 0.045 || v[len(v)/2] > 0.09 {
+		t.Errorf("p99 in %s %v s, want about the 50 ms service time", stage.Name, v)
+	}
+	if _, ok := byName["capacity_pool_in_use"]; !ok {
+		t.Errorf("the plain endpoint's gauges are gone: %v", names(rep.Gauges))
+	}
+	var page strings.Builder
+	if err := experiment.WriteHTML(&page, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range []string{"<title>rate(capacity_served_total)</title>", "<title>histogram_quantile(0.99, capacity_request_duration_seconds)</title>", ">per second</text>"} {
+		if !strings.Contains(page.String(), title) {
+			t.Errorf("the HTML report has no %s", title)
+		}
+	}
+}
+
+func names(gs []experiment.Gauge) []string {
+	var out []string
+	for _, g := range gs {
+		out = append(out, g.Name)
+	}
+	return out
 }

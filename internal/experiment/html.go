@@ -223,7 +223,14 @@ func WriteHTML(w io.Writer, r *Report) error {
 		if g.MovedAtS != nil {
 			mk = []float64{*g.MovedAtS}
 		}
-		pg.Gauges = append(pg.Gauges, chart(g.Name, "seconds", "value", []line{{"", "#333", pts}}, mk))
+		unit := "value"
+		switch g.Kind {
+		case "rate":
+			unit = "per second"
+		case "quantile":
+			unit = "quantile"
+		}
+		pg.Gauges = append(pg.Gauges, chart(g.Name, "seconds", unit, []line{{"", "#333", pts}}, mk))
 	}
 	return pageTmpl.Execute(w, pg)
 }

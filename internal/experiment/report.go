@@ -137,7 +137,8 @@ type Point struct {
 // Gauge is one scraped series.
 type Gauge struct {
 	Endpoint string        `json:"endpoint"`
-	Name     string        `json:"name"` // with its labels, as the endpoint writes them
+	Name     string        `json:"name"`           // with its labels, as the endpoint writes them
+	Kind     string        `json:"kind,omitempty"` // "" a gauge; "rate" a counter per second; "quantile" a histogram's or summary's
 	Samples  []GaugeSample `json:"samples"`
 	Rest     float64       `json:"rest"`
 	Spread   float64       `json:"spread"`

@@ -266,11 +266,11 @@ func (spec *Spec) ramp(ctx context.Context, group, label string, scrape bool) (*
 }
 
 // endpoints resolves "/metrics" against the target.
-func endpoints(target string, gauges []string) []string {
-	var out []string
+func endpoints(target string, gauges []plan.GaugeSource) []plan.GaugeSource {
+	var out []plan.GaugeSource
 	for _, g := range gauges {
-		if strings.HasPrefix(g, "/") {
-			g = strings.TrimSuffix(target, "/") + g
+		if strings.HasPrefix(g.URL, "/") {
+			g.URL = strings.TrimSuffix(target, "/") + g.URL
 		}
 		out = append(out, g)
 	}

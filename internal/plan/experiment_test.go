@@ -2,6 +2,7 @@ package plan
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,15 @@ duration = "1m"`, func(t *testing.T, e Experiment) {
 				t.Errorf("gauges %v", e.Gauges)
 			}
 		}},
+		{"gauges naming a counter and a histogram", `model = "closed"
+max_concurrency = 4
+gauges = ["/metrics", {url = "/metrics", metric = "capacity_served_total"}, {url = "http://127.0.0.1:9187/metrics", metric = "http_server_duration_seconds", quantile = 0.99}]`, func(t *testing.T, e Experiment) {
+			want := []GaugeSource{{URL: "/metrics"}, {URL: "/metrics", Metric: "capacity_served_total"},
+				{URL: "http://127.0.0.1:9187/metrics", Metric: "http_server_duration_seconds", Quantile: 0.99}}
+			if !slices.Equal(e.Gauges, want) {
+				t.Errorf("gauges %+v, want %+v", e.Gauges, want)
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Parse("plan.toml", []byte(experimentGroups+"\n[experiment]\n"+tc.toml+"\n"))
@@ -136,6 +146,9 @@ func TestExperimentRefusals(t *testing.T) {
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_header = \"X-Cache:\"", `plan.toml:15: hit_header "X-Cache:" has a colon and no value`},
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_header = \": HIT\"", `plan.toml:15: hit_header ": HIT" names no header`},
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_field = \"cache..hit\"", `plan.toml:15: hit_field "cache..hit" is not a dotted path`},
+		{"model = \"closed\"\nmax_concurrency = 4\ngauges = [{url = \"/metrics\", quantile = 0.99}]", `plan.toml:15: gauges holds`},
+		{"model = \"closed\"\nmax_concurrency = 4\ngauges = [{url = \"/metrics\", metric = \"x\", quantile = 99}]", `or {url = "/metrics", metric = "http_server_duration_seconds", quantile = 0.99}`},
+		{"model = \"closed\"\nmax_concurrency = 4\ngauges = [{metric = \"x\"}]", `plan.toml:15: gauges holds`},
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_value = true", `plan.toml:15: hit_value is the value of hit_field`},
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_field = \"cache.hit\"\nhit_value = [1]", `plan.toml:16: hit_value holds [1]`},
 	} {

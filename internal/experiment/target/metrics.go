@@ -14,7 +14,7 @@ import (
 // gauges the experiments' tests read.
 func (s *Server) metricsHandler() http.Handler {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(
+	reg.MustRegister(s.duration,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "capacity_pool_wait_seconds",
 			Help: "Mean time requests waited for a worker since the previous scrape."}, s.meanWait),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "capacity_pool_in_use",

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Config is the target's shape.
@@ -55,6 +57,9 @@ type Server struct {
 	waitN           int64
 	served, shedCnt atomic.Uint64
 	answered        atomic.Uint64 // for HitEvery
+	// duration is each served request's time in the target, wait and
+	// service: a histogram for the experiments to read as a quantile.
+	duration prometheus.Histogram
 }
 
 // New builds a target; it refuses a pool without workers or service time.
@@ -65,7 +70,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Queue <= 0 {
 		cfg.Queue = 1000
 	}
-	return &Server{cfg: cfg, workers: make(chan struct{}, cfg.Workers)}, nil
+	return &Server{cfg: cfg, workers: make(chan struct{}, cfg.Workers),
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "capacity_request_duration_seconds",
+			Help:    "Time served requests spent in the target: waiting for a worker and served.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 1.25, 48)})}, nil
 }
 
 func (s *Server) meanWait() float64 {
@@ -119,6 +127,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	time.Sleep(s.cfg.Service)
 	<-s.workers
 	s.served.Add(1)
+	s.duration.Observe(time.Since(began).Seconds())
 	w.Header().Set("Server-Timing", fmt.Sprintf("total;dur=%.3f", float64(time.Since(began))/1e6))
 	if s.cfg.HitEvery > 0 {
 		hit := s.answered.Add(1)%uint64(s.cfg.HitEvery) == 0
