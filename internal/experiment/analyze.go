@@ -70,6 +70,12 @@ func Analyze(r *Report) {
 			break
 		}
 	}
+	for _, p := range r.Phases {
+		if p.Failed {
+			fail(1, p.Text)
+			break
+		}
+	}
 	switch {
 	case aborted:
 	case r.Canceled:
@@ -365,9 +371,25 @@ func phases(r *Report) []PhaseFigures {
 					break
 				}
 			}
-			if f.RecoveryS != nil {
+			// The limit: the plan's recovery, else the recovery phase that
+			// follows the spike (none: only the warning below).
+			limit, limitWhat := r.Settings.RecoveryS, fmt.Sprintf("recovery = %gs", r.Settings.RecoveryS)
+			if limit == 0 && wi+1 < len(ws) && ws[wi+1].kind == "recovery" {
+				limit, limitWhat = ws[wi+1].to-ws[wi+1].from, fmt.Sprintf("the %.0f s recovery phase %q", ws[wi+1].to-ws[wi+1].from, ws[wi+1].name)
+			}
+			if limit > 0 {
+				f.RecoveryLimit = &limit
+			}
+			switch {
+			case f.RecoveryS != nil && (limit == 0 || *f.RecoveryS <= limit):
 				f.Text = fmt.Sprintf("spike %q: p95 was back within 10 %% of the plateau's %.1f ms %.0f s after the spike ended", w.name, base, *f.RecoveryS)
-			} else {
+			case f.RecoveryS != nil:
+				f.Failed = true
+				f.Text = fmt.Sprintf("spike %q: p95 was back within 10 %% of the plateau's %.1f ms only %.0f s after the spike ended, past %s", w.name, base, *f.RecoveryS, limitWhat)
+			case limit > 0:
+				f.Failed = true
+				f.Text = fmt.Sprintf("spike %q: p95 did not come back within 10 %% of the plateau's %.1f ms within %s", w.name, base, limitWhat)
+			default:
 				f.Text = fmt.Sprintf("spike %q: p95 did not come back within 10 %% of the plateau's %.1f ms before the run ended", w.name, base)
 				r.Warnings = append(r.Warnings, f.Text)
 			}

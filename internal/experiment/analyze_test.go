@@ -466,3 +466,49 @@ func TestCounterRateAndIntervalQuantile(t *testing.T) {
 		}
 	}
 }
+
+func TestSpikeNotRecoveredFails(t *testing.T) {
+	never := func(r *Report) {
+		for i := range r.Series {
+			if r.Series[i].AtS >= 40 {
+				r.Series[i].P95MS = 400
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		change   func(r *Report)
+		exit     int
+		says     string
+		warnOnly bool
+	}{
+		{"back in 4 s within the 10 s recovery phase", func(*Report) {}, 0, "back within 10 % of the plateau's 62.5 ms 4 s after", false},
+		{"back in 4 s, past recovery = 3s", func(r *Report) { r.Settings.RecoveryS = 3 }, 1, "only 4 s after the spike ended, past recovery = 3s", false},
+		{"never back within the recovery phase", never, 1, `did not come back within 10 % of the plateau's 62.5 ms within the 10 s recovery phase "recovery"`, false},
+		{"never back, no recovery phase: a warning", func(r *Report) {
+			never(r)
+			r.Stages = r.Stages[:len(r.Stages)-1]
+		}, 0, "before the run ended", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := onSale(t)
+			tc.change(r)
+			Analyze(r)
+			var spike *PhaseFigures
+			for i := range r.Phases {
+				if r.Phases[i].Kind == "spike" {
+					spike = &r.Phases[i]
+				}
+			}
+			if spike == nil || !strings.Contains(spike.Text, tc.says) || spike.Failed != (tc.exit == 1) {
+				t.Fatalf("spike %+v, want %q", spike, tc.says)
+			}
+			if r.Exit != tc.exit || tc.exit == 1 && r.Verdict != spike.Text {
+				t.Errorf("exit %d (%s), want %d", r.Exit, r.Verdict, tc.exit)
+			}
+			if warned := strings.Contains(strings.Join(r.Warnings, ";"), spike.Text); warned != tc.warnOnly {
+				t.Errorf("warnings %q", r.Warnings)
+			}
+		})
+	}
+}

@@ -68,6 +68,7 @@ type Settings struct {
 	Success       float64          `json:"success"`                // the success gate, a fraction
 	ObjectiveMS   float64          `json:"objective_ms,omitempty"` // the latency objective; 0 = none
 	KneeTolerance float64          `json:"knee_tolerance"`
+	RecoveryS     float64          `json:"recovery_s,omitempty"` // a spike must be recovered from this soon after it ends; 0 = within the recovery phase after it
 	HitStatus     []int            `json:"hit_status,omitempty"`
 	HitHeader     string           `json:"hit_header,omitempty"`
 	HitField      string           `json:"hit_field,omitempty"`
@@ -230,6 +231,8 @@ type PhaseFigures struct {
 	LatencyGrowth *float64           `json:"latency_growth_ms_per_min,omitempty"`
 	GaugeGrowth   map[string]float64 `json:"gauge_growth_per_min,omitempty"`
 	RecoveryS     *float64           `json:"recovery_s,omitempty"`
+	RecoveryLimit *float64           `json:"recovery_limit_s,omitempty"` // how soon it had to be
+	Failed        bool               `json:"failed,omitempty"`           // a spike not recovered from in time: exit 1
 	Text          string             `json:"text"`
 }
 

@@ -157,7 +157,7 @@ func shareOf(n int, s load.Shard) int {
 
 func settings(p *plan.Plan) Settings {
 	e := p.Experiment
-	s := Settings{Percentile: e.Percentile, Success: e.Success, ObjectiveMS: ms(e.Objective), KneeTolerance: e.KneeTolerance,
+	s := Settings{Percentile: e.Percentile, Success: e.Success, ObjectiveMS: ms(e.Objective), KneeTolerance: e.KneeTolerance, RecoveryS: e.Recovery.Seconds(),
 		HitStatus: e.HitStatus, HitHeader: e.HitHeader, HitField: e.HitField, HitValue: e.HitValue, Group: e.Group, WarmupS: e.Warmup.Seconds(), Ramp: e.Model == "closed" || (e.Model == "open" && len(e.Rates) > 0)}
 	if e.Model == "open" {
 		for _, ph := range e.Phases {

@@ -26,6 +26,10 @@ type Experiment struct {
 	Concurrency []int     // closed: the levels
 	Rates       []float64 // open: stepped plateaus, arrivals/s
 	Phases      []Phase   // open: ramp, plateau, spike, recovery
+	// Recovery is how soon after a spike ends its p95 must be back within
+	// 10 % of the plateau's, or the experiment fails; 0 = by the end of
+	// the recovery phase after the spike (open model only).
+	Recovery time.Duration
 
 	Users    int           // population
 	Think    time.Duration // population: the mean think time
@@ -100,7 +104,7 @@ func (ps *parser) experiment(raw map[string]any) {
 	var own []string
 	switch model {
 	case "open":
-		own = []string{"stage", "rates", "phase"}
+		own = []string{"stage", "rates", "phase", "recovery"}
 	case "closed":
 		own = []string{"stage", "concurrency", "max_concurrency"}
 	case "population":
@@ -250,6 +254,9 @@ func ascending[T int | float64](xs []T) bool {
 }
 
 func (ps *parser) openExperiment(m map[string]any, ep []string, e *Experiment) {
+	if d, ok := ps.dur(m, ep, "recovery", `recovery = "30s"`, true); ok {
+		e.Recovery = d
+	}
 	phases := ps.Tables(m, ep, "phase", `[[experiment.phase]] with name = "ramp", to = 300 and duration = "5m"`)
 	_, rates := m["rates"]
 	switch {

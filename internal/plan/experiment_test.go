@@ -63,6 +63,7 @@ duration = "5m"`, func(t *testing.T, e Experiment) {
 		}},
 		{"open phases", `model = "open"
 gauges = ["/metrics", "http://127.0.0.1:9187/metrics"]
+recovery = "30s"
 [[experiment.phase]]
 name = "ramp"
 from = 100
@@ -80,8 +81,8 @@ duration = "1m"`, func(t *testing.T, e Experiment) {
 			if len(e.Phases) != 3 || e.Phases[0].Kind != "ramp" || e.Phases[0].Steps != 5 || e.Phases[1].From != 3000 || e.Phases[2].To != 6000 {
 				t.Errorf("%+v", e.Phases)
 			}
-			if len(e.Gauges) != 2 {
-				t.Errorf("gauges %v", e.Gauges)
+			if len(e.Gauges) != 2 || e.Recovery != 30*time.Second {
+				t.Errorf("gauges %v, recovery %s", e.Gauges, e.Recovery)
 			}
 		}},
 		{"gauges naming a counter and a histogram", `model = "closed"
@@ -149,6 +150,7 @@ func TestExperimentRefusals(t *testing.T) {
 		{"model = \"closed\"\nmax_concurrency = 4\ngauges = [{url = \"/metrics\", quantile = 0.99}]", `plan.toml:15: gauges holds`},
 		{"model = \"closed\"\nmax_concurrency = 4\ngauges = [{url = \"/metrics\", metric = \"x\", quantile = 99}]", `or {url = "/metrics", metric = "http_server_duration_seconds", quantile = 0.99}`},
 		{"model = \"closed\"\nmax_concurrency = 4\ngauges = [{metric = \"x\"}]", `plan.toml:15: gauges holds`},
+		{"model = \"closed\"\nmax_concurrency = 4\nrecovery = \"30s\"", `unknown key "recovery" in [experiment] with model = "closed"`},
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_value = true", `plan.toml:15: hit_value is the value of hit_field`},
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_field = \"cache.hit\"\nhit_value = [1]", `plan.toml:16: hit_value holds [1]`},
 	} {
