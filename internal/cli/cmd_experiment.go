@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +32,7 @@ func runExperiment(ctx context.Context, s *IO, args []string) error {
 	caFile := fs.String("ca-file", "", "trust this CA `file` for an https target")
 	pid := fs.Int("pid", 0, "the target's process `id` on this machine: its memory is sampled each second, for a plateau's growth")
 	seed := fs.Int64("seed", 1, "seed of the data draws")
+	repeat := fs.Int("repeat", 1, "run the experiment `N` times, one after another, and set the runs side by side: a table and a chart per figure, the knee's spread (--out FILE writes FILE-1.json ...; --html the side-by-side page)")
 	var vars listFlag
 	fs.Var(&vars, "var", "`name=value` (or name=@file) for a plan variable; repeatable")
 	if err := parseFlags(fs, args); err != nil {
@@ -45,6 +47,9 @@ func runExperiment(ctx context.Context, s *IO, args []string) error {
 	sh, err := parseShard(*shard, s.Env("JOB_COMPLETION_INDEX"))
 	if err != nil {
 		return err
+	}
+	if *repeat < 1 || *repeat > 1 && (sh.Of > 1 || *start != "") {
+		return exit.Refusef("perfgate experiment: --repeat %d; write --repeat 3 (1 or more, and without --shard or --start: the repeats run one after another)", *repeat)
 	}
 	var origin time.Time
 	if *start != "" {
@@ -103,19 +108,55 @@ func runExperiment(ctx context.Context, s *IO, args []string) error {
 			fmt.Fprintf(s.Err, "\r%s\x1b[K", experiment.FormatProgress(pr))
 		}
 	}
-	rep, err := experiment.Run(ctx, spec)
-	mu.Lock()
-	if progressed {
-		fmt.Fprintln(s.Err)
+	var reps []*experiment.Report
+	var labels []string
+	for i := 1; i <= *repeat; i++ {
+		rep, err := experiment.Run(ctx, spec)
+		mu.Lock()
+		if progressed {
+			fmt.Fprintln(s.Err)
+		}
+		progressed = false
+		mu.Unlock()
+		if err != nil {
+			return exit.Refuse(fmt.Errorf("perfgate experiment against %s: %w", spec.Shown, err))
+		}
+		if prev != nil {
+			experiment.Compare(rep, prev, *previous)
+		}
+		if *repeat == 1 {
+			return finishExperiment(s, rep, *out, *htmlOut)
+		}
+		fmt.Fprintf(s.Out, "run %d of %d:\n", i, *repeat)
+		if err := experiment.WriteSummary(s.Out, rep); err != nil {
+			return fmt.Errorf("writing the summary: %w", err)
+		}
+		label := fmt.Sprintf("run %d", i)
+		if *out != "" {
+			label = repeatFile(*out, i)
+			if err := rep.WriteFile(label); err != nil {
+				return err
+			}
+		}
+		reps, labels = append(reps, rep), append(labels, label)
+		if rep.Canceled {
+			break
+		}
 	}
-	mu.Unlock()
+	if len(reps) < 2 {
+		return finishExperiment(s, reps[0], "", *htmlOut)
+	}
+	sb, err := experiment.SideBySideOf(reps, labels)
 	if err != nil {
-		return exit.Refuse(fmt.Errorf("perfgate experiment against %s: %w", spec.Shown, err))
+		return exit.Refuse(fmt.Errorf("perfgate experiment --repeat: %w", err))
 	}
-	if prev != nil {
-		experiment.Compare(rep, prev, *previous)
-	}
-	return finishExperiment(s, rep, *out, *htmlOut)
+	return finishSideBySide(s, sb, "", *htmlOut)
+}
+
+// repeatFile is run i's report file: report.json becomes report-1.json.
+func repeatFile(out string, i int) string {
+	ext := filepath.Ext(out)
+	return fmt.Sprintf("%s-%d%s", strings.TrimSuffix(out, ext), i, ext)
 }
 
 // finishExperiment prints and writes a report and turns its verdict into
