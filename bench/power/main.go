@@ -10,7 +10,7 @@
 //
 //	go run ./bench/power --quick                        # smoke check, under 3 minutes
 //	go run ./bench/power --profile short --runs 12      # the short profile
-//	go run ./bench/power --profile seed --runs 1        # the seed's defaults, ~5 min a gate
+//	go run ./bench/power --profile ferrofed --runs 1    # FerroFED's gate's defaults, ~5 min a gate
 //	go run ./bench/power --from target/power/results.jsonl --tolerances "latency=5;latency=7.5" --pairs-variants 4,6,8
 //
 // Every gate's verdict and figures (with the judge's whole input) go to
@@ -96,7 +96,7 @@ func run(ctx context.Context, args []string) error {
 	target := fs.String("target", "example", "the service gated: example (the example service), or a bundled target: exp, cpu, bimodal, tail (target.go)")
 	mean := fs.Duration("mean", 5*time.Millisecond, "a bundled target's time scale")
 	work := fs.Int("work", 20000, "the cpu target's SHA-256 rounds per request")
-	resample := fs.String("resample", "", "run nothing: resample the recorded A/A gates of these results files (comma-separated) with injected slowdowns, and judge every resample with the paired rule, the seed rule and the anchors' methods")
+	resample := fs.String("resample", "", "run nothing: resample the recorded A/A gates of these results files (comma-separated) with injected slowdowns, and judge every resample with the paired rule, the medians rule and the anchors' methods")
 	perGate := fs.Int("per-gate", 100, "with --resample: resamples drawn from each recorded A/A gate")
 	from := fs.String("from", "", "run nothing: summarise this results file (and re-judge it with --tolerances / --pairs-variants)")
 	tolVariants := fs.String("tolerances", "", `with --from: tolerance sets to re-judge with, separated by ";" ("latency=5;latency=7.5;p50=5")`)
@@ -133,7 +133,7 @@ func run(ctx context.Context, args []string) error {
 		o.self = self
 	}
 	for _, name := range strings.Split(*profileFlag, ",") {
-		pr, ok := profiles[strings.TrimSpace(name)]
+		pr, ok := profiles[currentProfileName(strings.TrimSpace(name))]
 		if !ok {
 			return fmt.Errorf("unknown profile %q: write one of %s", name, profileNames())
 		}
@@ -281,7 +281,7 @@ func oneGate(ctx context.Context, o options, p *plan.Plan, pr profile, sc scenar
 	if err != nil {
 		rec.Error = err.Error()
 		rec.Code = judge.CannotJudge
-		rec.Verdict = "cannot judge"
+		rec.Verdict = judge.CannotJudge.String()
 		return rec, nil
 	}
 	rec.Input = &rep.Input

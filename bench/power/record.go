@@ -121,6 +121,7 @@ func readRecords(path string) ([]record, error) {
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
+		r.Profile.Name = currentProfileName(r.Profile.Name)
 		out = append(out, r)
 	}
 	if err := sc.Err(); err != nil {

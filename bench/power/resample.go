@@ -69,11 +69,11 @@ var methods = []method{
 		in.Rule, in.Tolerance = judge.RulePaired, benchTol()
 		return judge.Judge(in).Code == judge.Regression
 	}},
-	{"seed rule, 5 %", func(in judge.Input) bool {
+	{"medians rule, 5 %", func(in judge.Input) bool {
 		in.Rule, in.Tolerance = judge.RuleMedians, benchTol()
 		return judge.Judge(in).Code == judge.Regression
 	}},
-	{"seed rule, 25 % (FerroFED)", func(in judge.Input) bool {
+	{"medians rule, 25 % (FerroFED's gate)", func(in judge.Input) bool {
 		in.Rule, in.Tolerance = judge.RuleMedians, nil
 		return judge.Judge(in).Code == judge.Regression
 	}},

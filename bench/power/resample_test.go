@@ -96,9 +96,9 @@ func TestIntervals(t *testing.T) {
 
 // The anchors on known inputs. A runner that drifts from pair to pair
 // (10 ms, 11 ms, ... 17 ms) fools the methods that compare arms measured
-// apart: the sequential one alarms on identical arms, and the seed's floor
-// and Bencher's t-test take the drift for noise and miss a 20 % slowdown
-// the paired rule sees in every pair.
+// apart: the sequential one alarms on identical arms, and the medians
+// rule's floor and Bencher's t-test take the drift for noise and miss a
+// 20 % slowdown the paired rule sees in every pair.
 func TestAnchors(t *testing.T) {
 	slower := func(in judge.Input) judge.Input {
 		for i := range in.Head {
@@ -118,7 +118,7 @@ func TestAnchors(t *testing.T) {
 	}{
 		{"steady runner, identical arms", driftInput(8, 0, 0), map[string]bool{}},
 		{"steady runner, head 20 % slower", slower(driftInput(8, 0, 0)), map[string]bool{
-			"paired rule, 5 %": true, "seed rule, 5 %": true, "sequential, 5 %": true, "t-test over phases (Bencher)": true, "plain 10 % threshold": true}},
+			"paired rule, 5 %": true, "medians rule, 5 %": true, "sequential, 5 %": true, "t-test over phases (Bencher)": true, "plain 10 % threshold": true}},
 		{"drifting runner, identical arms", driftInput(8, 1, 0), map[string]bool{"sequential, 5 %": true}},
 		{"drifting runner, head 20 % slower", slower(driftInput(8, 1, 0)), map[string]bool{
 			"paired rule, 5 %": true, "sequential, 5 %": true, "plain 10 % threshold": true}},

@@ -22,7 +22,7 @@ type Options struct {
 	// It exists so a caller can say so explicitly; TLS with NoTLS is refused.
 	TLS bool
 	// NoTLS serves plain TCP on loopback instead (sslmode=disable DSNs), for
-	// a client that cannot do TLS. The seed's store runs over TLS.
+	// a client that cannot do TLS. FerroFED's gate's store runs over TLS.
 	NoTLS bool
 	// Port is the TCP port on 127.0.0.1; 0 picks a free one (and retries
 	// with another when a racing process takes it first).

@@ -263,7 +263,7 @@ func testProbeDoesNotInflate(t *testing.T, s *Server) {
 	}
 }
 
-// testTableWrites writes rows as the seed's head writes emergency
+// testTableWrites writes rows as FerroFED's head writes emergency
 // accesses (inserts and upserts) and reads them back from the statistics.
 func testTableWrites(t *testing.T, s *Server) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)

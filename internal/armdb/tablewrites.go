@@ -11,8 +11,8 @@ import (
 
 // TableWrites is how many rows were inserted or updated in table
 // ("schema.table", or "table" for public) of the database dsn names, from
-// pg_stat_user_tables (n_tup_ins + n_tup_upd): the seed's after-run check
-// that the head's store wrote one row per emergency access it answered.
+// pg_stat_user_tables (n_tup_ins + n_tup_upd): FerroFED's gate's after-run
+// check that the head's store wrote one row per emergency access it answered.
 //
 // Unlike Commits it must read from the arm's own database, since the view
 // covers only the database it is read in; the probe's session adds to that

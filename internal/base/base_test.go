@@ -17,7 +17,7 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
-const seedWhy = "carries neither perf/arm.env nor a scripts/perf/gate.sh whose gateway_env() sets a gateway's overrides"
+const legacyWhy = "carries neither perf/arm.env nor a scripts/perf/gate.sh whose gateway_env() sets a gateway's overrides"
 
 // gateFile is the contract as the tests' trees carry it; hasGate reads it
 // from the commit's own tree, as the real check does.
@@ -29,7 +29,7 @@ func hasGate(c *object.Commit) (bool, string, error) {
 		return false, "", err
 	}
 	if _, err := t.FindEntry("perf/gate.toml"); err != nil {
-		return false, seedWhy, nil
+		return false, legacyWhy, nil
 	}
 	return true, "", nil
 }
@@ -155,7 +155,7 @@ func TestPullRequestRefusals(t *testing.T) {
 	}{
 		{"base branch missing", h.repo.Dir, event.Event{Name: event.PullRequest, SHA: h.feat, BaseRef: "gone"}, []string{`"gone" is not in this clone`, "git fetch origin gone"}},
 		{"no shared history", h.repo.Dir, event.Event{Name: event.PullRequest, SHA: unrelated, BaseRef: "main"}, []string{"share no history"}},
-		{"base without the contract", r.Dir, event.Event{Name: event.PullRequest, SHA: addsGate, BaseRef: "main"}, []string{seedWhy, "cannot run as the base arm"}},
+		{"base without the contract", r.Dir, event.Event{Name: event.PullRequest, SHA: addsGate, BaseRef: "main"}, []string{legacyWhy, "cannot run as the base arm"}},
 		{"head not in clone", h.repo.Dir, event.Event{Name: event.PullRequest, SHA: strings.Repeat("ab", 20), BaseRef: "main"}, []string{"the checked-out commit", "not in this clone"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -273,7 +273,7 @@ func TestReleaseAndDispatch(t *testing.T) {
 	}{
 		{"release whose previous tag carries the contract", event.Event{Name: event.Release, Tag: "0.0.18"}, x.v17, "v0.0.17", "the previous release v0.0.17."},
 		{"release whose previous tag predates the contract", event.Event{Name: event.Release, Tag: "v0.0.17", SHA: x.v17}, x.merge, "v0.0.16",
-			"The base is `" + x.merge + "`, the oldest commit after v0.0.16 that carries the gate contract, since v0.0.16 " + seedWhy + "."},
+			"The base is `" + x.merge + "`, the oldest commit after v0.0.16 that carries the gate contract, since v0.0.16 " + legacyWhy + "."},
 		{"dispatch at a tagged commit skips its own tag", event.Event{Name: event.WorkflowDispatch, SHA: x.v17}, x.merge, "v0.0.16", "oldest commit after v0.0.16"},
 		{"dispatch between releases", event.Event{Name: event.WorkflowDispatch, SHA: x.after}, x.merge, "v0.0.16", "oldest commit after v0.0.16"},
 		{"dispatch at HEAD", event.Event{Name: event.WorkflowDispatch}, x.v17, "v0.0.17", "previous release v0.0.17"},
@@ -305,7 +305,7 @@ func TestReleaseRefusals(t *testing.T) {
 		ev   event.Event
 		says []string
 	}{
-		{"no contract anywhere", r.Dir, event.Event{Name: event.Release, Tag: "v1.1.0"}, []string{"no commit carries the gate contract", "v1.0.0 " + seedWhy, "any of the 1 commit after it"}},
+		{"no contract anywhere", r.Dir, event.Event{Name: event.Release, Tag: "v1.1.0"}, []string{"no commit carries the gate contract", "v1.0.0 " + legacyWhy, "any of the 1 commit after it"}},
 		{"first release", x.repo.Dir, event.Event{Name: event.Release, Tag: "v0.0.15"}, []string{"no previous release", "names no base"}},
 		{"release tag not fetched and no sha", x.repo.Dir, event.Event{Name: event.Release, Tag: "v7.0.0"}, []string{"tag v7.0.0 is not in this clone", "git fetch --tags"}},
 	} {

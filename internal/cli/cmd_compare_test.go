@@ -146,7 +146,7 @@ func TestCompareRefuses(t *testing.T) {
 		{name: "a load report", args: []string{"--report", loadReport}, want: "is a `perfgate load` report (kind \"perfgate.load\"): it measured one target and holds no base and head to judge"},
 		{name: "no report", args: nil, want: "give the report to judge: perfgate compare --report target/perf/latest.json"},
 		{name: "missing file", args: []string{"--report", "testdata/compare/nope.json"}, want: "nope.json: no such file"},
-		{name: "future version", args: []string{"--report", future}, want: "it is a version 7 report (written by perfgate v3.1.0) and this perfgate reads up to version 1"},
+		{name: "future version", args: []string{"--report", future}, want: "it is a version 7 report (written by perfgate v3.1.0) and this perfgate reads up to version 2"},
 		{name: "tolerance without value", args: []string{"--report", "testdata/compare/pass.json", "--tolerance", "latency"}, want: "write KEY=PERCENT"},
 		{name: "tolerance not a number", args: []string{"--report", "testdata/compare/pass.json", "--tolerance", "latency=lots"}, want: "the tolerance is a percentage of 0 or more, e.g. latency=30"},
 		{name: "negative tolerance", args: []string{"--report", "testdata/compare/pass.json", "--tolerance", "cpu=-5"}, want: "percentage of 0 or more"},

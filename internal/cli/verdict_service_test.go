@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/internal/report"
 	"github.com/perfgate/perfgate/internal/report/reporttest"
 	"github.com/perfgate/perfgate/internal/verdict"
+	"github.com/perfgate/perfgate/internal/verdict/client"
 	"github.com/perfgate/perfgate/internal/verdict/httpapi"
 	"github.com/perfgate/perfgate/internal/verdict/httpapi/apitest"
 	"github.com/perfgate/perfgate/internal/verdict/httpapi/oidctest"
@@ -38,14 +39,16 @@ type actionsJob struct {
 
 func newActionsJob(t *testing.T, is *oidctest.Issuer, service string) *actionsJob {
 	t.Helper()
-	j := &actionsJob{token: oidctest.Sign(t, is.Key, is.Claims())}
+	claims := is.Claims()
+	claims["run_id"] = "7001" // the service binds an attempt to its token's run
+	j := &actionsJob{token: oidctest.Sign(t, is.Key, claims)}
 	const reqToken = "runner-request-token"
 	runner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+reqToken {
 			http.Error(w, "wrong request token", http.StatusUnauthorized)
 			return
 		}
-		if aud := r.URL.Query().Get("audience"); aud != DefaultServiceAudience {
+		if aud := r.URL.Query().Get("audience"); aud != client.DefaultServiceAudience {
 			http.Error(w, "asked for audience "+aud, http.StatusBadRequest)
 			return
 		}
@@ -62,7 +65,7 @@ func newActionsJob(t *testing.T, is *oidctest.Issuer, service string) *actionsJo
 		"GITHUB_RUN_ID": "7001", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_SERVER_URL": "https://github.com",
 		"GITHUB_OUTPUT":                filepath.Join(dir, "output"),
 		"ACTIONS_ID_TOKEN_REQUEST_URL": runner.URL + "/token?api-version=2.0", "ACTIONS_ID_TOKEN_REQUEST_TOKEN": reqToken,
-		ServiceEnv: service,
+		client.ServiceEnv: service,
 	}
 	return j
 }
@@ -90,7 +93,7 @@ func (j *actionsJob) run(t *testing.T, args ...string) (stdout, stderr string, e
 func TestServiceRecordsAttemptsAndDecides(t *testing.T) {
 	is := oidctest.New(t)
 	srv := apitest.Start(t, func(a *httpapi.Auth, o *httpapi.Options) {
-		a.OIDC = &httpapi.OIDC{Issuer: is.URL, Audience: DefaultServiceAudience, Allow: map[int64]string{4242: apitest.Repository}}
+		a.OIDC = &httpapi.OIDC{Issuer: is.URL, Audience: client.DefaultServiceAudience, Allow: map[int64]string{4242: apitest.Repository}}
 	})
 	job := newActionsJob(t, is, srv.URL)
 	// The workflow lists the model as stall-prone, the service does not:
@@ -135,7 +138,7 @@ func TestServiceRecordsAttemptsAndDecides(t *testing.T) {
 		t.Errorf("the runner was asked for %d OIDC tokens, want one per command (3)", job.tokenAsks.Load())
 	}
 
-	got, err := srv.Store.RunAttempts(context.Background(), apitest.Repository, 7001)
+	got, err := srv.Store.RunAttempts(context.Background(), verdict.RunKey{Repository: apitest.Repository, RunID: 7001, RunAttempt: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,16 +162,22 @@ func TestServiceRecordsAttemptsAndDecides(t *testing.T) {
 			t.Errorf("stored attempt %d has no report", i+1)
 		}
 	}
-	// A re-run of the workflow keeps the run id: the service answers
-	// with the first run's attempt 1, so the local policy decides.
+	// A re-run of the workflow keeps the run id and raises the run
+	// attempt: the service judges it anew and decides.
 	job.env["GITHUB_RUN_ATTEMPT"] = "2"
+	rerunClaims := is.Claims()
+	rerunClaims["run_id"], rerunClaims["run_attempt"] = "7001", "2" // the re-run's job token
+	job.token = oidctest.Sign(t, is.Key, rerunClaims)
 	rerun := filepath.Join(t.TempDir(), "latest.json")
 	report.Write(rerun, reporttest.Pass())
 	out, errs, err = job.run(t, "attempts", "next", "--attempt", "1", "--exit-code", "0", "--cpu-model", stallyModel, "--report", rerun, "--record", "")
-	if err != nil || !strings.Contains(out, "\nfinal\n") || !strings.Contains(out, "from run attempt 1") || !strings.Contains(out, "the local policy decided instead") {
+	if err != nil || !strings.Contains(out, "\nfinal\n") || !strings.Contains(errs, "decided by the verdict service") || strings.Contains(out, "the local policy decided instead") {
 		t.Errorf("attempts next on a re-run: %v\n%s%s", err, out, errs)
 	}
-	d, err := srv.Store.GetRun(context.Background(), apitest.Repository, 7001)
+	if as, err := srv.Store.RunAttempts(context.Background(), verdict.RunKey{Repository: apitest.Repository, RunID: 7001, RunAttempt: 2}); err != nil || len(as) != 1 {
+		t.Errorf("the re-run's attempts: %d, %v; want its attempt 1 stored apart", len(as), err)
+	}
+	d, err := srv.Store.GetRun(context.Background(), verdict.RunKey{Repository: apitest.Repository, RunID: 7001, RunAttempt: 1})
 	if err != nil || d.Verdict != verdict.WordRegression || d.FinalAttempt != 2 {
 		t.Errorf("the service's run: %+v, %v; want final regression at attempt 2", d, err)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
-	"github.com/perfgate/perfgate/internal/report"
 )
 
 // Spec is what the checks need from a gate whose pairs have run, with its
@@ -46,9 +45,9 @@ type Spec struct {
 // Outcome is what the checks found, as lines for the verdict: failures of
 // the head (a regression), controls that did not fail (the gate is blind:
 // cannot judge), and notes with every count, beside the counts
-// themselves. It is the report's Controls, which keeps it for perfgate
+// themselves. It is judge.Controls, which the report keeps for perfgate
 // compare; judge.Verdict.AddChecks adds its lines to a verdict.
-type Outcome = report.Controls
+type Outcome = judge.Controls
 
 // Has reports whether the plan and the controls ask for any check this
 // package runs.

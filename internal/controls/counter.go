@@ -16,9 +16,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
 	"github.com/perfgate/perfgate/internal/plan"
-	"github.com/perfgate/perfgate/internal/report"
 )
 
 // Target is an arm as the checks reach it: its base URL (and the CA of a
@@ -31,8 +31,8 @@ type Target struct {
 }
 
 // CounterResult is one counter on one arm (its words live with the
-// report, which keeps it for perfgate compare).
-type CounterResult = report.CounterResult
+// judge's control rule; the report keeps it for perfgate compare).
+type CounterResult = judge.CounterResult
 
 // counterTimeout bounds each request and each count read.
 const counterTimeout = 10 * time.Second

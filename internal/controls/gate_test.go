@@ -25,7 +25,7 @@ import (
 // The plan of the tests: the example service's create route (one row of
 // items per answer), its onward read (a token exchanged, cached unless
 // the knob says otherwise) and its hello. The counters, the store-write
-// accounting and both controls are the seed's, over this service.
+// accounting and both controls are FerroFED's gate's, over this service.
 const controlsPlan = `
 [ab]
 pairs = 2
@@ -73,7 +73,7 @@ overrides = ["EXAMPLED_TOKEN_CACHE=false"]
 counter = "exchanges"
 `
 
-// busyLoop is the idle control's plan: the seed's idle limits over a
+// busyLoop is the idle control's plan: FerroFED's idle limits over a
 // window short enough for the suite.
 const busyLoop = `
 [ab]
@@ -235,11 +235,11 @@ func find(lines []string, parts ...string) string {
 	return ""
 }
 
-// TestControlsFailAndHeadPasses is the seed's after-run part end to end:
-// the head's store wrote a row per answer, the head's cached lane passes
-// the exchange counter, the idle control's poller fails the second plan's
-// idle limits, and the variant (the head without its token cache) fails
-// the counter. The verdict passes and the summary names every count.
+// TestControlsFailAndHeadPasses is FerroFED's gate's after-run part end to
+// end: the head's store wrote a row per answer, the head's cached lane
+// passes the exchange counter, the idle control's poller fails the second
+// plan's idle limits, and the variant (the head without its token cache)
+// fails the counter. The verdict passes and the summary names every count.
 func TestControlsFailAndHeadPasses(t *testing.T) {
 	t.Parallel()
 	p := writePlan(t, "3s", "2", "1")

@@ -10,12 +10,11 @@ import (
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
-	"github.com/perfgate/perfgate/internal/report"
 )
 
 // IdleOutcome is the idle control's figures and whether its limits
 // failed, as they must.
-type IdleOutcome = report.IdleControl
+type IdleOutcome = judge.IdleControl
 
 // IdleControl plants the poller on the head's store database and runs the
 // control plan's idle phase beside it.

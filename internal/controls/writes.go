@@ -7,11 +7,10 @@ import (
 	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
-	"github.com/perfgate/perfgate/internal/report"
 )
 
 // WritesResult is the store-write accounting of one group.
-type WritesResult = report.WritesResult
+type WritesResult = judge.WritesResult
 
 // Answers sums the requests of group the arm answered as expected in its
 // phases: those finished, less wrong statuses and failures.

@@ -17,7 +17,7 @@ import (
 	"github.com/perfgate/perfgate/internal/plan"
 )
 
-// A plan of the seed's contact-point groups: the treatment token and the
+// A plan of FerroFED's contact-point groups: the treatment token and the
 // emergency token, both bound to one DPoP key, beside a group that sends
 // no proof, and a proof bound to no token.
 const dpopPlan = `[vars]

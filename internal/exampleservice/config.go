@@ -27,6 +27,9 @@ type config struct {
 	addr          string
 	latency       time.Duration
 	latencyFactor float64
+	waitMean      time.Duration // mean of an exponential wait per request
+	slowShare     float64       // share of requests slowed by slowBy
+	slowBy        time.Duration
 	cpuWork       int
 	alloc         int64
 	leak          int64
@@ -81,6 +84,9 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "`host:port` to listen on")
 	fs.DurationVar(&c.latency, "latency", 0, "extra latency slept in every request")
+	fs.DurationVar(&c.waitMean, "wait-mean", 0, "each request also waits an exponentially distributed time of this mean, as on a store or a downstream call")
+	fs.Float64Var(&c.slowShare, "slow-share", 0, "`fraction` of requests, drawn at random, that wait --slow-by longer (a tail-only slowdown)")
+	fs.DurationVar(&c.slowBy, "slow-by", 0, "how much longer the --slow-share requests wait")
 	fs.Float64Var(&c.latencyFactor, "latency-factor", 1, "multiply each request's natural handling time (work + --latency) by this factor, by sleeping the difference; 1.1 is a 10% slowdown")
 	fs.IntVar(&c.cpuWork, "cpu-work", 0, "SHA-256 rounds per request (about 0.13 us each on a 2-core CI machine)")
 	fs.Int64Var(&c.alloc, "alloc", 0, "`bytes` allocated and touched per request, freed after it")
@@ -127,6 +133,10 @@ func (c *config) check() error {
 	switch {
 	case c.latency < 0:
 		return fmt.Errorf("exampled: --latency %s is negative", c.latency)
+	case c.waitMean < 0 || c.slowBy < 0:
+		return fmt.Errorf("exampled: --wait-mean %s and --slow-by %s must not be negative", c.waitMean, c.slowBy)
+	case c.slowShare < 0 || c.slowShare > 1:
+		return fmt.Errorf("exampled: --slow-share %g is not a fraction between 0 and 1", c.slowShare)
 	case c.latencyFactor < 1:
 		return fmt.Errorf("exampled: --latency-factor %g is below 1: it can only slow requests down", c.latencyFactor)
 	case c.cpuWork < 0 || c.alloc < 0 || c.leak < 0:

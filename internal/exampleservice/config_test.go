@@ -20,6 +20,8 @@ func TestConfigRefusals(t *testing.T) {
 		{"argument", []string{"extra"}, nil, `unexpected argument "extra"`},
 		{"negative latency", []string{"--latency", "-1ms"}, nil, "--latency -1ms is negative"},
 		{"factor below 1", []string{"--latency-factor", "0.9"}, nil, "below 1"},
+		{"negative wait", []string{"--wait-mean", "-1ms"}, nil, "must not be negative"},
+		{"slow share over 1", []string{"--slow-share", "1.5"}, nil, "not a fraction between 0 and 1"},
 		{"negative cpu work", []string{"--cpu-work", "-1"}, nil, "must not be negative"},
 		{"huge leak", []string{"--leak", "2000000000"}, nil, "bounded to 1 GiB"},
 		{"zero store writes", []string{"--store-writes", "0"}, nil, "commits at least once"},

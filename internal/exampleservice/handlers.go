@@ -98,7 +98,8 @@ func (s *server) wrap(h func(*http.Request) reply) http.HandlerFunc {
 		// One sleep to one deadline: the work plus --latency, stretched by
 		// --latency-factor. Two sleeps would each overshoot by the timer's
 		// granularity (about 1 ms here), and a 10 % slowdown would read 19 %.
-		if natural := time.Since(start) + s.c.latency; s.c.latency > 0 || s.c.latencyFactor > 1 {
+		extra := s.c.latency + s.c.wait() // --latency, --wait-mean, --slow-share
+		if natural := time.Since(start) + extra; extra > 0 || s.c.latencyFactor > 1 {
 			sleep(r.Context(), time.Until(start.Add(time.Duration(float64(natural)*s.c.latencyFactor))))
 		}
 		if code, ok := s.c.overrides[r.URL.Path]; ok {

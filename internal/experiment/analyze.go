@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/plan"
 )
 
 // The knee rule, stage by stage up the ramp: stage i is the knee when the
@@ -458,11 +459,7 @@ func thresholds(r *Report) []judge.ThresholdResult {
 		groups[i] = byName[n]
 		groups[i].Name = n
 	}
-	limits := make([]judge.Limit, len(r.Settings.Thresholds))
-	for i, th := range r.Settings.Thresholds {
-		limits[i] = judge.Limit(th)
-	}
-	return judge.JudgeThresholds(limits, groups, names)
+	return judge.JudgeThresholds(plan.Limits(r.Settings.Thresholds), groups, names)
 }
 
 func routine(r *Report) {

@@ -134,7 +134,7 @@ func TestStageFlags(t *testing.T) {
 	}
 }
 
-func TestPopulationTransientTheSeedsArithmetic(t *testing.T) {
+func TestPopulationTransientFerroFEDsArithmetic(t *testing.T) {
 	// 300 users, 30 s think time, 60 s from the first join: 10 rps offered,
 	// 12.4 measured (743 requests).
 	s := mkStage(t, "300 users", 300, 10, 743, 40, 0, 0, 0)

@@ -68,6 +68,14 @@ type Options struct {
 	Log      io.Writer // a line per phase; nil for none
 	// ReadyTimeout bounds each arm's start; 0 means 60 s.
 	ReadyTimeout time.Duration
+	// PlanPath is the plan's path in the repository (perf/plan.toml) when
+	// Plan.Path is a copy outside it, as the exported head arm's is;
+	// empty: found from Plan.Path.
+	PlanPath string
+	// BaseNote is the sentence saying why the base was chosen (base.md's),
+	// kept in the report: the verdict service makes the release-notes
+	// line from it.
+	BaseNote string
 }
 
 // Files written under OutDir.
@@ -298,12 +306,16 @@ func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
 		Head:    head.Info,
 		Judging: o.Judging,
 		Settings: report.Settings{
-			Plan: o.Plan.Path, PlanPath: repoPath(o.Plan.Path, os.Getenv), Pairs: ab.Pairs, Rate: ab.Rate,
+			Plan: o.Plan.Path, PlanPath: o.PlanPath, Pairs: ab.Pairs, Rate: ab.Rate,
 			Warmup: report.Duration(ab.Warmup), Measure: report.Duration(ab.Measure), Idle: report.Duration(ab.Idle),
 		},
 		// The plan lines the verdict service annotates a breach on.
 		PlanLines: o.Plan.MetricLines(res.Input.Metrics),
 		Input:     res.Input,
+		BaseNote:  o.BaseNote,
+	}
+	if rep.Settings.PlanPath == "" {
+		rep.Settings.PlanPath = repoPath(o.Plan.Path, os.Getenv)
 	}
 	if variant != nil && checks.Variant != nil {
 		info := variant.Info

@@ -42,7 +42,7 @@ expect = [200]
 `
 
 // shortPlan is testPlan with a run short enough for the suite: the rules
-// are the seed's, the durations are not.
+// are FerroFED's gate's, the durations are not.
 func shortPlan(t *testing.T, idle time.Duration) *plan.Plan {
 	t.Helper()
 	p, err := plan.Parse("test-plan.toml", []byte(testPlan))

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/perfgate/perfgate/internal/contract"
 )
 
 // TestRepoPath: the report's plan path is relative to the repository root
@@ -48,5 +50,28 @@ func TestRepoPath(t *testing.T) {
 		if got := repoPath(tc.plan, getenv); got != tc.want {
 			t.Errorf("repoPath(%q, GITHUB_WORKSPACE=%q) = %q, want %q", tc.plan, tc.env, got, tc.want)
 		}
+	}
+}
+
+// TestArmPlanPath: a run that reads the exported head arm's plan reports
+// the plan's path in the repository, which GitHub can annotate, not the
+// copy's path under target/perf-run (issue 20, item 9).
+func TestArmPlanPath(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "target", "perf-run", "arms", "perf-head", "contract")
+	for _, tc := range []struct {
+		name, given, plan, want string
+	}{
+		{"the default plan", "", "perf/plan.toml", "perf/plan.toml"},
+		{"a named plan", "", "perf/search.toml", "perf/search.toml"},
+		{"a plan given on the command line", "perf/plan.toml", "perf/plan.toml", ""},
+		{"a plan outside the tree", "", "../plan.toml", ""},
+		{"an absolute plan", "", "/etc/plan.toml", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			head := &contract.Contract{Tree: tree, Plan: tc.plan}
+			if got := armPlanPath(tc.given, head); got != tc.want {
+				t.Errorf("armPlanPath(%q, plan %q in %s) = %q, want %q", tc.given, tc.plan, tree, got, tc.want)
+			}
+		})
 	}
 }

@@ -81,7 +81,7 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		return nil, err
 	}
 	// The head's [prepare] step mints what the plan and the arms read (the
-	// seed's keys and tokens under target/perf-run), in the checkout,
+	// keys and tokens FerroFED's gate mints under target/perf-run), in the checkout,
 	// before the plan's variable files are read or anything starts.
 	if err := headC.RunPrepare(ctx, pr.Repo, pr.Out, pr.Log); err != nil {
 		return nil, err
@@ -183,6 +183,7 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 	head := headCommit(ctx, pr.Repo, pr.Getenv)
 	o := Options{
 		Plan: p, Judging: judging, Vars: vars, Controls: ctls, Store: pr.Store, OutDir: pr.Out, Seed: pr.Seed, Progress: pr.Progress, Log: pr.Log,
+		PlanPath: armPlanPath(pr.Plan, headC), BaseNote: choice.Reason,
 		Arms: []ArmSpec{
 			armSpec(pairs.RoleBase, baseArm, ports[0], report.Build{Name: string(pairs.RoleBase), Commit: choice.Commit, Why: choice.Reason}),
 			armSpec(pairs.RoleHead, headArm, ports[1], report.Build{Name: string(pairs.RoleHead), Commit: head}),
@@ -200,6 +201,18 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		o.Arms = append(o.Arms, armSpec(pairs.RoleVariant, variantArm, ports[2], report.Build{Name: string(pairs.RoleVariant), Commit: head, Overrides: variant.Overrides}))
 	}
 	return Run(ctx, o)
+}
+
+// armPlanPath is the plan's path in the repository when the run reads the
+// head arm's copy of it (no --plan given): the contract names it relative
+// to the tree it was exported from, so GitHub's annotations point at
+// perf/plan.toml, not at target/perf-run/arms/perf-head/.../perf/plan.toml.
+// With --plan, "" lets the report find the path from the file itself.
+func armPlanPath(given string, head *contract.Contract) string {
+	if given != "" || head.Plan == "" || filepath.IsAbs(head.Plan) {
+		return ""
+	}
+	return relative(head.Tree, filepath.Join(head.Tree, head.Plan))
 }
 
 // plan is the plan the run sends (the head's) with the settings it judges

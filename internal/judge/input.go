@@ -36,6 +36,13 @@ type GroupFigures struct {
 	Failed      map[string]uint64 `json:"failed,omitempty"`
 	Unexpected  map[string]uint64 `json:"unexpected,omitempty"`
 	Halves      [2]Half           `json:"halves"`
+	// Latency is the phase's whole latency histogram of the group (the
+	// answers as planned), from which the tails are judged pooled over
+	// the pairs (tail.go); Server is the server's own figure, where the
+	// plan sets server_timing. Reports from before version 2 carry
+	// neither, and their tails are judged phase by phase.
+	Latency *Histogram `json:"latency_histogram,omitempty"`
+	Server  *Histogram `json:"server_histogram,omitempty"`
 }
 
 // Schedule says how well one arm's arrivals kept to the plan in a phase's

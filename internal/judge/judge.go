@@ -35,8 +35,10 @@ func Judge(in Input) Verdict {
 		v.CannotJudge = append(v.CannotJudge, "no request group's latency could be compared, so the gate judged none: "+strings.Join(v.LeftOut, "; "))
 	}
 
+	var unpooled unpooledNotes
 	for _, m := range in.Metrics {
 		r := judgeMetric(in, m, v.Rule)
+		unpooled.add(m.ID, applyTail(in, &r, DefaultTailRule))
 		v.Metrics = append(v.Metrics, r)
 		switch {
 		case r.Fail:
@@ -48,6 +50,7 @@ func Judge(in Input) Verdict {
 		}
 	}
 
+	v.Notes = append(v.Notes, unpooled.notes()...)
 	if note := detectableNote(v.Metrics); note != "" {
 		v.Notes = append(v.Notes, note)
 	}
@@ -294,6 +297,9 @@ func latencySamples(in Input, m Metric) (samples, beyond uint64) {
 }
 
 func failureLine(r MetricResult) string {
+	if r.Tail != nil {
+		return tailFailureLine(r)
+	}
 	if r.ZeroBase {
 		return fmt.Sprintf("%s: the head rose from 0 to %s %s, breaching in %d of %d pairs", r.ID, num(r.Head), r.Unit, r.PairsBreached, r.Pairs)
 	}

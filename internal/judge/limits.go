@@ -12,8 +12,9 @@ import (
 
 // Limit is one of the plan's [[threshold]] limits before anything is
 // measured against it. Its fields are plan.Threshold's, in the same order,
-// so a plan's threshold converts with judge.Limit(th): the plan owns how a
-// limit is written, the judge how it is measured and decided.
+// so a plan's threshold converts with judge.Limit(th) (plan.Limits): the
+// plan owns how a limit is written, the judge how it is measured and
+// decided.
 type Limit struct {
 	Group  string        // "" = all groups together
 	Metric string        // "p<N>", ThresholdSuccess or ThresholdUnder

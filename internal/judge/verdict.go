@@ -43,6 +43,14 @@ type MetricResult struct {
 	// beyond (Beyond 0): the phase's slowest answer, reported but never
 	// failed on.
 	Slowest bool `json:"slowest,omitempty"`
+	// Tail is set when the metric, a tail percentile (p95, p99), was
+	// judged from each arm's histograms pooled over the pairs (tail.go):
+	// then Base and Head are the pooled percentiles, Worse their ratio
+	// less 1, Floor the bound from swapping arm labels within pairs, CI
+	// and Detectable the pooled rule's, Samples and Beyond the smaller
+	// arm's pooled answers, and Fail needs no most pairs. PairRatios,
+	// PairsBreached and the spreads stay the phases' own, for reading.
+	Tail *Tail `json:"tail,omitempty"`
 	// Base is the median of the base's phases.
 	Base float64 `json:"base"`
 	// Head is the median of the head's phases.

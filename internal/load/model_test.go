@@ -113,7 +113,7 @@ func TestPopulationRateIsLittlesLaw(t *testing.T) {
 }
 
 func TestPopulationJoiningTransientReadsHigh(t *testing.T) {
-	// The seed's arithmetic: 300 users, 30 s think time, a 60 s window: 10
+	// FerroFED's gate's arithmetic: 300 users, 30 s think time, a 60 s window: 10
 	// rps offered reads 12.5 (measured 12.4).
 	if b := load.JoiningBias(60*time.Second, 30*time.Second); math.Abs(b*10-12.5) > 1e-9 {
 		t.Errorf("joining bias over 2 think times %.4f, want 1.25", b)

@@ -41,6 +41,10 @@ func phaseFigures(pair int, lead string, r *armRun, withStore bool) judge.Phase 
 			P99:         ms(g.Percentile(99)),
 			WrongStatus: wrongStatus(g, r.groups[gi].Expect),
 			Failed:      failed(g),
+			// The whole histograms, so the tails are judged pooled over
+			// the pairs (docs/judge.md); Server is nil without server_timing.
+			Latency: judge.NewHistogram(g.Latency),
+			Server:  judge.NewHistogram(g.Server),
 		}
 		for h := range 2 {
 			hg := res.Halves[h][gi]

@@ -91,6 +91,15 @@ func TestPhaseFiguresWithoutExpectedAnswers(t *testing.T) {
 	if ph.Groups[1].WrongStatus[404] != 4 || ph.Groups[1].Halves[0].Count != 0 {
 		t.Errorf("the added group's figures: %+v", ph.Groups[1])
 	}
+	// The report keeps the whole histogram, which reads the same p99 as
+	// the phase's own figure; a group with no answer as planned has none,
+	// and no server_timing means no server histogram.
+	if h := ph.Groups[0].Latency; h.Count() != 4 || h.Percentile(99) != ph.Values["p99.hello"] {
+		t.Errorf("hello's kept histogram holds %d answers, p99 %v; want 4 and %v", h.Count(), h.Percentile(99), ph.Values["p99.hello"])
+	}
+	if ph.Groups[1].Latency != nil || ph.Groups[0].Server != nil {
+		t.Errorf("histograms kept for no answers: latency %v, server %v", ph.Groups[1].Latency, ph.Groups[0].Server)
+	}
 	if ph.Pair != 1 || ph.Lead != "base" || ph.Schedule.Answered != 8 {
 		t.Errorf("phase header: pair %d lead %s answered %d", ph.Pair, ph.Lead, ph.Schedule.Answered)
 	}

@@ -27,7 +27,7 @@ func LoadThresholds(p *plan.Plan, r *load.Result) []judge.ThresholdResult {
 	for i, g := range p.Groups {
 		names[i] = g.Name
 	}
-	return judge.JudgeThresholds(limits(p.Thresholds), r.Groups, names)
+	return judge.JudgeThresholds(plan.Limits(p.Thresholds), r.Groups, names)
 }
 
 // WriteLoadVerdict writes the notes and the thresholds' lines under a load

@@ -155,7 +155,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	for i, g := range c.Plan.Groups {
 		names[i] = g.Name
 	}
-	res.Input.Thresholds = judge.MeasureThresholds(limits(c.Plan.Thresholds), pooled(heads), names)
+	res.Input.Thresholds = judge.MeasureThresholds(plan.Limits(c.Plan.Thresholds), pooled(heads), names)
 	return res, nil
 }
 

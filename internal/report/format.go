@@ -102,6 +102,9 @@ func samples(r judge.MetricResult) string {
 	if r.Slowest { // the phase's slowest answer: reported, not judged
 		return fmt.Sprintf("%d (slowest, not judged)", r.Samples)
 	}
+	if r.Tail != nil { // an arm's answers over all its pairs
+		return fmt.Sprintf("%d pooled (%d beyond)", r.Samples, r.Beyond)
+	}
 	if r.Beyond*2 >= r.Samples { // a median has no tail to count
 		return strconv.FormatUint(r.Samples, 10)
 	}
@@ -126,7 +129,25 @@ func ruleLine(rule string) string {
 }
 
 // ruleExplained says in one paragraph how the table's figures were judged.
-func ruleExplained(rule string, pairs int) string {
+func ruleExplained(v judge.Verdict, pairs int) string {
+	text := ruleText(v.Rule, pairs)
+	if pooledTails(v) {
+		text += " Tails marked pooled (p95, p99) are judged instead from each arm's answers over all its pairs together: base and head are those pooled percentiles, worse their ratio, the floor the 99 % bound that swapping the arms' labels within pairs puts on it, and a tail fails when worse passes the threshold, however many pairs breach alone."
+	}
+	return text
+}
+
+// pooledTails reports whether any metric was judged from pooled histograms.
+func pooledTails(v judge.Verdict) bool {
+	for _, m := range v.Metrics {
+		if m.Tail != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func ruleText(rule string, pairs int) string {
 	if r, _ := judge.CanonicalRule(rule); r == judge.RuleMedians {
 		return fmt.Sprintf("Judged by the medians rule: each figure is the median of an arm's %d phases; worse compares the medians; the floor is the worse arm's spread; the threshold is the larger of tolerance and floor; a metric fails when the head's median breaches it and the head breaches in most pairs.", pairs)
 	}
@@ -177,13 +198,17 @@ func metricNotes(r judge.MetricResult) []string {
 		}
 	}
 	if r.Floor > r.Tolerance {
-		if rule, _ := judge.CanonicalRule(r.Rule); rule == judge.RuleMedians {
+		medians, _ := judge.CanonicalRule(r.Rule)
+		switch {
+		case r.Tail != nil:
+			n = append(n, fmt.Sprintf("%s: swapping the arms' labels within pairs gives pooled ratios up to %s in 99 %% of the %d patterns, over the %s tolerance, so the threshold is that bound", r.ID, pct(r.Floor), r.Tail.Patterns, pct(r.Tolerance)))
+		case medians == judge.RuleMedians:
 			who := "base"
 			if r.HeadSpread > r.BaseSpread {
 				who = "head"
 			}
 			n = append(n, fmt.Sprintf("%s: the %s's phases strayed %s from its median, over the %s tolerance, so the threshold is that noise floor", r.ID, who, pct(r.Floor), pct(r.Tolerance)))
-		} else {
+		default:
 			n = append(n, fmt.Sprintf("%s: the pairs' ratios scatter so much (standard deviation %s) that their mean is known only to within %s, over the %s tolerance, so the threshold is that noise floor", r.ID, pct(r.PairSpread), pct(r.Floor), pct(r.Tolerance)))
 		}
 	}
@@ -199,19 +224,23 @@ func intervalNote(v judge.Verdict) string {
 	n := 0
 	conf := 0.0
 	for _, m := range v.Metrics {
-		if m.CI.N > n {
+		if m.CI.N > n && m.Tail == nil {
 			n, conf = m.CI.N, m.CI.Confidence
 		}
 	}
+	pooled := ""
+	if pooledTails(v) {
+		pooled = " A pooled tail's interval is its estimate give or take what swapping the arms' labels within pairs moves it by, once the head's answers are scaled to the estimate."
+	}
 	if n == 0 {
-		return ""
+		return strings.TrimSpace(pooled)
 	}
 	want := judge.PairsFor(judge.WantConfidence)
 	s := fmt.Sprintf("The interval is the Hodges-Lehmann estimate of head/base over the %d pairs with its Wilcoxon signed-rank interval", n)
 	if n < want {
-		return s + fmt.Sprintf(": with %d pairs it can reach only %s confidence, and at that it is the whole range of the pair ratios, so read it as how far the pairs disagree, not as proof; %d pairs reach %s.", n, pct(conf), want, pct(judge.WantConfidence))
+		return s + fmt.Sprintf(": with %d pairs it can reach only %s confidence, and at that it is the whole range of the pair ratios, so read it as how far the pairs disagree, not as proof; %d pairs reach %s.", n, pct(conf), want, pct(judge.WantConfidence)) + pooled
 	}
-	return s + fmt.Sprintf(" at %s confidence.", pct(conf))
+	return s + fmt.Sprintf(" at %s confidence.", pct(conf)) + pooled
 }
 
 // armLine is "`abc123` (main): why".

@@ -88,7 +88,7 @@ func Markdown(w io.Writer, r *Report) error {
 
 	if len(v.Metrics) > 0 {
 		p("### Metrics\n\n")
-		p("%s\n\n", ruleExplained(v.Rule, len(r.Input.Base)))
+		p("%s\n\n", ruleExplained(v, len(r.Input.Base)))
 		p("| metric | base | head | ratio | worse | tolerance | floor | threshold | pairs breached | interval | samples | catches | |\n")
 		p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n")
 		for _, m := range v.Metrics {

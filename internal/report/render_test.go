@@ -46,6 +46,7 @@ func TestRenderGolden(t *testing.T) {
 		{"pass", reporttest.Pass(), 0},
 		{"regression", reporttest.Regression(), 1},
 		{"cannot-judge", reporttest.CannotJudge(), 2},
+		{"pooled-tail", reporttest.PooledTail(), 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.r.Verdict.Code != tc.code {

@@ -18,8 +18,11 @@ import (
 )
 
 // Version is the report format this perfgate writes and the newest it
-// reads. Bump it when a field changes meaning or goes away.
-const Version = 1
+// reads. Bump it when a field changes meaning or goes away. Version 2
+// keeps each phase's latency histograms (judge.GroupFigures), from which
+// the tails are judged pooled over the pairs; a version 1 report has none,
+// and `perfgate compare` judges its tails phase by phase, as they were.
+const Version = 2
 
 // Build names one build: its name, which is its role ("base", "head",
 // "variant"), commit, ref and why it was chosen. A variant arm is the
@@ -103,8 +106,8 @@ type Report struct {
 	Input     judge.Input    `json:"input"`
 	// Controls is what the after-run checks found; `perfgate compare`
 	// applies it again to its new judgement. nil when the run had none.
-	Controls *Controls     `json:"controls,omitempty"`
-	Verdict  judge.Verdict `json:"verdict"`
+	Controls *judge.Controls `json:"controls,omitempty"`
+	Verdict  judge.Verdict   `json:"verdict"`
 }
 
 // Write stores r at path as indented JSON, at the current Version,

@@ -4,11 +4,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/load"
 	"github.com/perfgate/perfgate/internal/report"
 	"github.com/perfgate/perfgate/internal/report/reporttest"
 )
@@ -71,8 +73,10 @@ func TestReadRefuses(t *testing.T) {
 		content string
 		want    string
 	}{
-		{name: "future version", content: `{"version": 2, "tool": "perfgate v9.0.0", "input": {"metrics": "changed"}}`,
-			want: "it is a version 2 report (written by perfgate v9.0.0) and this perfgate reads up to version 1: judge it with that perfgate or a newer one"},
+		{name: "future version", content: `{"version": 3, "tool": "perfgate v9.0.0", "input": {"metrics": "changed"}}`,
+			want: "it is a version 3 report (written by perfgate v9.0.0) and this perfgate reads up to version 2: judge it with that perfgate or a newer one"},
+		{name: "bad histogram", content: `{"version": 2, "input": {"base": [{"groups": [{"name": "g", "latency_histogram": "bm90IGEgaGlzdG9ncmFt"}]}]}}`,
+			want: "reading a latency histogram: "},
 		{name: "no version", content: `{"tool": "x"}`, want: `no "version" field, so this is not a perfgate report`},
 		{name: "version zero", content: `{"version": 0}`, want: "version 0 is no report version"},
 		{name: "not JSON", content: "pairs = 4\n", want: "line 1: invalid character"},
@@ -101,9 +105,9 @@ func TestReadRefuses(t *testing.T) {
 	})
 }
 
-// A report written before the paired rule names no rule; the seed's rule
-// judged it, so reading it keeps that rule and judging it again gives its
-// own verdict back (perfgate compare on an old report).
+// A report written before the paired rule names no rule; the medians rule
+// (FerroFED's gate's) judged it, so reading it keeps that rule and judging
+// it again gives its own verdict back (perfgate compare on an old report).
 func TestReadOldReportKeepsTheMediansRule(t *testing.T) {
 	r, err := report.Read(filepath.Join("testdata", "v1-seed-rule.json"))
 	if err != nil {
@@ -124,8 +128,8 @@ func TestReadOldReportKeepsTheMediansRule(t *testing.T) {
 func TestVariantAndControlsRoundTrip(t *testing.T) {
 	r := reporttest.Pass()
 	r.Variant = &report.Build{Name: "variant", Commit: r.Head.Commit, Overrides: []string{"EXAMPLED_TOKEN_CACHE=false"}}
-	counter := report.CounterResult{Counter: "exchanges", Arm: "variant", Sent: 200, Before: 3, After: 203, MaxPerRequest: 0.05, Fail: true}
-	r.Controls = &report.Controls{Variant: &counter, Writes: []report.WritesResult{{Group: "create", Table: "items", Answers: 40, Writes: 44}}}
+	counter := judge.CounterResult{Counter: "exchanges", Arm: "variant", Sent: 200, Before: 3, After: 203, MaxPerRequest: 0.05, Fail: true}
+	r.Controls = &judge.Controls{Variant: &counter, Writes: []judge.WritesResult{{Group: "create", Table: "items", Answers: 40, Writes: 44}}}
 	r.Controls.AddControl(counter.Fail, "variant control: "+counter.Line())
 	path := filepath.Join(t.TempDir(), "latest.json")
 	if err := report.Write(path, r); err != nil {
@@ -171,5 +175,101 @@ func TestMark(t *testing.T) {
 		if got := report.Mark(tc.code); got != tc.want {
 			t.Errorf("Mark(%d) = %q, want %q", tc.code, got, tc.want)
 		}
+	}
+}
+
+// Reports from before version 2 keep no histograms: they still read, and
+// judged again (what `perfgate compare` does) their verdict and failures
+// are their own, the tails judged phase by phase as they were, with a
+// note that says so.
+func TestReadVersion1ReportJudgesTailsPhaseByPhase(t *testing.T) {
+	for _, name := range []string{"v1-paired-pass.json", "v1-paired-regression.json"} {
+		t.Run(name, func(t *testing.T) {
+			r, err := report.Read(filepath.Join("testdata", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Version != 1 || r.Input.Rule != judge.RulePaired {
+				t.Fatalf("version %d rule %q, want a version 1 report of the paired rule", r.Version, r.Input.Rule)
+			}
+			v := judge.Judge(r.Input)
+			if v.Code != r.Verdict.Code || !reflect.DeepEqual(v.Failures, r.Verdict.Failures) {
+				t.Errorf("judged again: %v %q, the report's own: %v %q", v.Code, v.Failures, r.Verdict.Code, r.Verdict.Failures)
+			}
+			for _, m := range v.Metrics {
+				if m.Tail != nil {
+					t.Errorf("%s judged pooled from a report without histograms", m.ID)
+				}
+			}
+			want := "p95.search, p95.patient, p95.metadata, p99.search, p99.patient, p99.metadata judged phase by phase, not pooled over the pairs: " + judge.NoHistograms
+			if !slices.Contains(v.Notes, want) {
+				t.Errorf("notes %q, want one saying %q", v.Notes, want)
+			}
+		})
+	}
+}
+
+// A version 2 report keeps each phase's histograms, client side and
+// server side, and reads them back as they were recorded.
+func TestHistogramsRoundTrip(t *testing.T) {
+	r := reporttest.Pass()
+	client, server := load.NewHistogram(), load.NewHistogram()
+	for i := range 300 {
+		client.RecordValue(int64(900 + 7*i))
+		server.RecordValue(int64(400 + 3*i))
+	}
+	g := &r.Input.Base[0].Groups[0]
+	g.Latency, g.Server = judge.NewHistogram(client), judge.NewHistogram(server)
+	path := filepath.Join(t.TempDir(), "latest.json")
+	if err := report.Write(path, r); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"latency_histogram": "HISTFAA`) || !strings.Contains(string(b), `"server_histogram": "HISTFAA`) {
+		t.Errorf("the histograms are not kept as HdrHistogram's base64 V2 encoding:\n%.2000s", b)
+	}
+	got, err := report.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rg := got.Input.Base[0].Groups[0]
+	for _, p := range []float64{50, 95, 99, 100} {
+		if rg.Latency.Percentile(p) != g.Latency.Percentile(p) || rg.Server.Percentile(p) != g.Server.Percentile(p) {
+			t.Errorf("p%v read back as %v and %v ms, written %v and %v", p, rg.Latency.Percentile(p), rg.Server.Percentile(p), g.Latency.Percentile(p), g.Server.Percentile(p))
+		}
+	}
+	if rg.Latency.Count() != 300 || got.Input.Base[1].Groups[0].Latency != nil {
+		t.Errorf("read back %d answers in the kept histogram (want 300) and a histogram where none was written", rg.Latency.Count())
+	}
+}
+
+// A version 2 report judged again (perfgate compare) reads its histograms
+// back and judges its tails pooled, as the gate did: the same verdict, the
+// same figures.
+func TestVersion2ReportJudgesTailsPooledAgain(t *testing.T) {
+	r := reporttest.PooledTail()
+	path := filepath.Join(t.TempDir(), "latest.json")
+	if err := report.Write(path, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := report.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := judge.Judge(got.Input)
+	if v.Code != judge.Regression || !reflect.DeepEqual(v.Failures, r.Verdict.Failures) {
+		t.Fatalf("judged again: %v %q, the gate's own: %v %q", v.Code, v.Failures, r.Verdict.Code, r.Verdict.Failures)
+	}
+	for i, m := range v.Metrics {
+		want := r.Verdict.Metrics[i]
+		if (m.Tail == nil) != (want.Tail == nil) || m.Tail != nil && (m.Worse != want.Worse || m.Floor != want.Floor || m.CI != want.CI) {
+			t.Errorf("%s judged again: tail %+v, the gate's own %+v", m.ID, m.Tail, want.Tail)
+		}
+	}
+	if p99 := v.Metrics[3]; p99.ID != "p99.search" || p99.Tail == nil || !p99.Fail {
+		t.Errorf("p99.search judged again: %+v", p99)
 	}
 }

@@ -10,7 +10,8 @@ import (
 // head every service of its own tree; for the base its own copy of each
 // group that differs (on 127.0.0.2) and the head's services of the groups
 // both share. The gate writes them into the files a contract has
-// generated per arm (docs/contract.md, the seed's registry document).
+// generated per arm (docs/contract.md), as FerroFED's gate writes its
+// registry document.
 func (p *Plan) Addresses(base bool) map[string][]string {
 	out := map[string][]string{}
 	for _, g := range p.Groups {

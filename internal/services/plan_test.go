@@ -16,8 +16,8 @@ import (
 	"github.com/perfgate/perfgate/internal/testtier"
 )
 
-// A project shaped like the seed's: a patient index with its database and
-// seed, and nodes that depend on nothing of it.
+// A project shaped like FerroFED's: a patient index with its database and
+// a seed loader, and nodes that depend on nothing of it.
 var pixFiles = map[string]string{
 	"compose.yaml": `
 services:

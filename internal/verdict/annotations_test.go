@@ -116,3 +116,23 @@ func TestAnnotationsOfOldReports(t *testing.T) {
 		}
 	}
 }
+
+// TestAnnotationsOfTheArmsCopy: a gate from before issue 20 reported the
+// exported head arm's copy of the plan as its plan_path; the annotation
+// names the plan's path in the repository, which GitHub shows.
+func TestAnnotationsOfTheArmsCopy(t *testing.T) {
+	for i, tc := range []struct{ plan, planPath, want string }{
+		{"target/perf-run/arms/perf-head/contract/perf/plan.toml", "target/perf-run/arms/perf-head/contract/perf/plan.toml", "perf/plan.toml"},
+		{"/home/runner/work/api/api/target/perf-run/arms/perf-head/contract/perf/search.toml", "", "perf/search.toml"},
+		{"target/perf-run/arms/perf-head/contract/perf/plan.toml", "", "perf/plan.toml"},
+		{"perf/plan.toml", "perf/plan.toml", "perf/plan.toml"},
+	} {
+		r := reporttest.Regression()
+		r.Settings.Plan, r.Settings.PlanPath = tc.plan, tc.planPath
+		for _, a := range publishedAnnotations(t, int64(40+i), r) {
+			if a.Path != tc.want {
+				t.Errorf("plan %q, plan_path %q: annotation %q on %s, want %s", tc.plan, tc.planPath, a.Title, a.Path, tc.want)
+			}
+		}
+	}
+}

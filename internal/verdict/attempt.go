@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/report"
@@ -29,8 +30,9 @@ type Facts struct {
 	MergeGroupSHA string `json:"merge_group_head_sha,omitempty"`
 	// Tag is the release tag on release events.
 	Tag string `json:"tag,omitempty"`
-	// Plan names the plan when a repository runs several; it makes the
-	// check "perfgate (<plan>)" and keeps one PR comment per plan.
+	// Plan is the gate's name when it is not the default plan's (see
+	// PlanOf): it makes the check "perfgate (<plan>)", keeps one PR comment
+	// and one release-notes line per plan, and is part of the RunKey.
 	Plan       string `json:"plan,omitempty"`
 	RunID      int64  `json:"run_id"`
 	RunAttempt int    `json:"run_attempt"`
@@ -45,6 +47,32 @@ type Facts struct {
 	WorkflowCancelled bool `json:"workflow_cancelled,omitempty"`
 	// DetailsURL links the check to the workflow run.
 	DetailsURL string `json:"details_url,omitempty"`
+}
+
+// RunKey names one judgment of a change: one workflow run's run attempt
+// (GITHUB_RUN_ATTEMPT: "Re-run all jobs" keeps the run id and raises it, and
+// is judged anew) of one plan (two plans in a run are two judgments, each
+// with its own check and comment). The gate's attempts 1, 2, 3 belong to a
+// RunKey.
+type RunKey struct {
+	Repository string `json:"repository"`
+	RunID      int64  `json:"run_id"`
+	RunAttempt int    `json:"run_attempt"`
+	Plan       string `json:"plan,omitempty"`
+}
+
+// Key is the judgment the facts' attempt belongs to.
+func (f *Facts) Key() RunKey {
+	return RunKey{Repository: f.Repository, RunID: f.RunID, RunAttempt: f.RunAttempt, Plan: f.Plan}
+}
+
+// String names the key in messages: "run 7001 (run attempt 2, plan search) of acme/api".
+func (k RunKey) String() string {
+	s := fmt.Sprintf("run %d (run attempt %d", k.RunID, k.RunAttempt)
+	if k.Plan != "" {
+		s += ", plan " + k.Plan
+	}
+	return s + ") of " + k.Repository
 }
 
 // Submission is the body of POST /v1/attempts.
@@ -115,6 +143,7 @@ type Receipt struct {
 type Run struct {
 	Repository    string `json:"repository"`
 	RunID         int64  `json:"run_id"`
+	RunAttempt    int    `json:"run_attempt"`
 	Event         string `json:"event"`
 	HeadSHA       string `json:"head_sha"`
 	BaseSHA       string `json:"base_sha,omitempty"`
@@ -129,11 +158,31 @@ type Run struct {
 	Updated      time.Time `json:"updated"`
 	// ReleaseLine is the release-notes line; empty when the gate named no
 	// base.
-	ReleaseLine  string           `json:"release_line,omitempty"`
+	ReleaseLine string `json:"release_line,omitempty"`
+	// Published says every publish target of the final verdict reached
+	// GitHub; Targets says which did, so a retry redoes only the others.
 	Published    bool             `json:"published"`
+	Targets      Targets          `json:"published_targets"`
 	PublishError string           `json:"publish_error,omitempty"`
 	Attempts     []AttemptSummary `json:"attempts"`
 }
+
+// Key is the judgment the run is.
+func (r *Run) Key() RunKey {
+	return RunKey{Repository: r.Repository, RunID: r.RunID, RunAttempt: r.RunAttempt, Plan: r.Plan}
+}
+
+// Targets are the publish targets of a final verdict that reached GitHub:
+// the completed check, the PR comment, the release-notes line. A target
+// the event does not have (no pull request, no release) counts as done.
+type Targets struct {
+	Check   bool `json:"check"`
+	Comment bool `json:"comment"`
+	Release bool `json:"release"`
+}
+
+// All says every target is done.
+func (t Targets) All() bool { return t.Check && t.Comment && t.Release }
 
 // AttemptSummary is one attempt as a run's verdict lists it: its CPU
 // model, its verdict and why a retry ran.

@@ -31,3 +31,9 @@ var ErrNoBase = errors.New("the gate named no base")
 // ErrNotFinal is why a release line is not there yet: the run's final
 // attempt has not arrived. The HTTP API answers it with 409.
 var ErrNotFinal = errors.New("the run has no final verdict yet")
+
+// ErrNoRelease is what a Publisher returns when the release a line is for
+// does not exist yet (release.yml drafts it before the gate; a release
+// made by hand may come later): the service keeps the line and writes it
+// when the release is there.
+var ErrNoRelease = errors.New("the release does not exist yet")

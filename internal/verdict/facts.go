@@ -65,6 +65,23 @@ func (f *Facts) CheckSHA() string {
 	return f.HeadSHA
 }
 
+// DefaultGate is the gate's name the reusable workflow makes from the
+// default plan, perf/plan.toml: its judgment keeps the plain names (the
+// check "perfgate", the comment marker of no plan) that a repository's
+// required check already names.
+const DefaultGate = "perf-plan"
+
+// PlanOf is the plan key of the gate named gate (the workflow's name input,
+// or the name it makes from the plan's path): "" for the default plan (and
+// no gate name), else the name.
+func PlanOf(gate string) string {
+	gate = strings.TrimSpace(gate)
+	if gate == DefaultGate {
+		return ""
+	}
+	return gate
+}
+
 // CheckName is the check's stable name: "perfgate", or "perfgate (<plan>)"
 // for a named plan, so several plans' checks never overwrite each other.
 func CheckName(plan string) string {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/report"
 )
 
@@ -114,16 +115,38 @@ func annotations(r *report.Report) []Annotation {
 // planFile is the plan's path in the repository, which GitHub annotates:
 // the report's plan_path, else its plan when that is already relative
 // and inside the checkout (reports from before plan_path), else
-// perf/plan.toml, since an absolute path names no file to GitHub.
+// perf/plan.toml, since an absolute path names no file to GitHub. A path
+// into the exported head arm's copy of the contract, which gates before
+// issue 20 reported, is its path in the repository: the copy keeps each
+// file at its tree path.
 func planFile(s report.Settings) string {
 	if s.PlanPath != "" {
-		return s.PlanPath
+		p, _ := inRepository(s.PlanPath)
+		return p
 	}
 	p := path.Clean(filepath.ToSlash(s.Plan))
+	if in, ok := inRepository(p); ok {
+		return in
+	}
 	if s.Plan == "" || filepath.IsAbs(s.Plan) || path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../") {
 		return defaultPlanPath
 	}
 	return p
+}
+
+// armCopy is where a path runs into an exported arm's contract files
+// (target/perf-run/arms/perf-head/contract/perf/plan.toml).
+var armCopy = "/" + contract.HeadArm + "/" + contract.ArmContractDir + "/"
+
+// inRepository is p with an exported arm copy's folders taken off, and
+// whether p ran into the copy.
+func inRepository(p string) (string, bool) {
+	if i := strings.LastIndex("/"+p, armCopy); i >= 0 {
+		if rest := ("/" + p)[i+len(armCopy):]; rest != "" {
+			return rest, true
+		}
+	}
+	return p, false
 }
 
 func cell(s string) string {

@@ -1,13 +1,18 @@
 package verdict
 
-import "context"
+import (
+	"context"
 
-// The words a verdict is published as: the same three the action's
-// `verdict` output uses, one per exit code.
-const (
-	WordPass        = "pass"
-	WordRegression  = "regression"
-	WordCannotJudge = "cannot-judge"
+	"github.com/perfgate/perfgate/internal/exit"
+)
+
+// The words a verdict is published as: exit.Word's, the same three the
+// action's `verdict` output uses, one per exit code. They are named here
+// because the service switches on them, but exit owns the spelling.
+var (
+	WordPass        = exit.Word(exit.Pass)
+	WordRegression  = exit.Word(exit.Regression)
+	WordCannotJudge = exit.Word(exit.CannotJudge)
 )
 
 // CheckTarget says where a check run goes. SHA is the commit GitHub shows
@@ -67,7 +72,8 @@ type Publisher interface {
 	// UpsertComment writes the one PR comment for (t.PR, t.Plan), found
 	// by its hidden marker and edited when present. No-op when t.PR is 0.
 	UpsertComment(ctx context.Context, t CheckTarget, markdown string) error
-	// SetReleaseLine puts line into the release body of tag once,
-	// replacing an earlier perfgate line.
-	SetReleaseLine(ctx context.Context, owner, repo, tag, line string) error
+	// SetReleaseLine puts line into the release body of tag once, between
+	// the markers of t.Plan, replacing an earlier perfgate line of that
+	// plan. ErrNoRelease (wrapped) when the release does not exist yet.
+	SetReleaseLine(ctx context.Context, t CheckTarget, tag, line string) error
 }

@@ -18,6 +18,8 @@ type recorder struct {
 	outcomes []verdict.Outcome
 	comments []string
 	failNext map[string]bool
+	// noRelease makes SetReleaseLine answer verdict.ErrNoRelease while set.
+	noRelease bool
 }
 
 func (r *recorder) record(method, line string) error {
@@ -55,8 +57,14 @@ func (r *recorder) UpsertComment(_ context.Context, t verdict.CheckTarget, md st
 	return nil
 }
 
-func (r *recorder) SetReleaseLine(_ context.Context, owner, repo, tag, line string) error {
-	return r.record("release", owner+"/"+repo+" "+tag+" "+line)
+func (r *recorder) SetReleaseLine(_ context.Context, t verdict.CheckTarget, tag, line string) error {
+	r.mu.Lock()
+	missing := r.noRelease
+	r.mu.Unlock()
+	if missing {
+		return fmt.Errorf("release %s: %w", tag, verdict.ErrNoRelease)
+	}
+	return r.record("release", fmt.Sprintf("%s/%s %s plan %q %s", t.Owner, t.Repo, tag, t.Plan, line))
 }
 
 // take returns the calls so far and forgets them.

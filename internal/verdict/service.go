@@ -15,20 +15,25 @@ import (
 // the page call: one interface in the way docker compose's api.Compose is,
 // so a caller needs no knowledge of the store or of GitHub.
 type Service interface {
-	// Ingest files one attempt (idempotent on repository, run id and
-	// attempt number: a repeat returns the stored attempt), decides retry
-	// or final, and publishes: the check in progress at a run's first
+	// Ingest files one attempt (idempotent on its RunKey and attempt
+	// number: a repeat returns the stored attempt), decides retry or
+	// final, and publishes: the check in progress at a run's first
 	// attempt, completed with the PR comment at its final verdict.
 	Ingest(ctx context.Context, s Submission) (Receipt, error)
 	// Decision is the stored answer for one attempt, ErrNotFound when the
 	// attempt was never posted.
-	Decision(ctx context.Context, repo string, runID int64, attempt int) (Decision, error)
+	Decision(ctx context.Context, k RunKey, attempt int) (Decision, error)
 	// Verdicts are the runs q selects, newest first.
 	Verdicts(ctx context.Context, q Query) ([]Run, error)
-	// ReleaseLine is the release-notes line of tag's newest final run:
-	// ErrNoBase when its gate named no base, ErrNotFinal before its final
-	// attempt, ErrNotFound when no run has the tag.
-	ReleaseLine(ctx context.Context, repo, tag string) (string, error)
+	// ReleaseLine is the release-notes line of the newest final run of
+	// plan for tag: ErrNoBase when its gate named no base, ErrNotFinal
+	// before its final attempt, ErrNotFound when no run of the plan has
+	// the tag.
+	ReleaseLine(ctx context.Context, repo, tag, plan string) (string, error)
+	// Republish publishes again the final verdicts updated since that did
+	// not all reach GitHub (a release not made yet, GitHub down), only
+	// the targets that failed; it returns how many runs it completed.
+	Republish(ctx context.Context, since time.Time) (int, error)
 	// Repositories lists the repositories with runs.
 	Repositories(ctx context.Context) ([]string, error)
 	// Repository is one repository's page: latest runs, trends, models.
@@ -78,8 +83,8 @@ func New(st Store, cfg Config) Service {
 
 func (s *service) Ready(ctx context.Context) error { return s.st.Ping(ctx) }
 
-func (s *service) Decision(ctx context.Context, repo string, runID int64, attempt int) (Decision, error) {
-	a, err := s.st.GetAttempt(ctx, repo, runID, attempt)
+func (s *service) Decision(ctx context.Context, k RunKey, attempt int) (Decision, error) {
+	a, err := s.st.GetAttempt(ctx, k, attempt)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -94,13 +99,19 @@ func (s *service) Repositories(ctx context.Context) ([]string, error) {
 	return s.st.Repositories(ctx)
 }
 
-func (s *service) ReleaseLine(ctx context.Context, repo, tag string) (string, error) {
-	runs, err := s.st.Runs(ctx, Query{Repository: repo, Tag: tag, Limit: 20})
+func (s *service) ReleaseLine(ctx context.Context, repo, tag, plan string) (string, error) {
+	all, err := s.st.Runs(ctx, Query{Repository: repo, Tag: tag, Limit: 100})
 	if err != nil {
 		return "", err
 	}
+	var runs []Run
+	for _, r := range all {
+		if r.Plan == plan {
+			runs = append(runs, r)
+		}
+	}
 	if len(runs) == 0 {
-		return "", fmt.Errorf("no run of %s was for the tag %s: %w", repo, tag, ErrNotFound)
+		return "", fmt.Errorf("no run of %s%s was for the tag %s: %w", repo, planWords(plan), tag, ErrNotFound)
 	}
 	for _, r := range runs {
 		if r.Verdict == WordPending {
@@ -134,7 +145,7 @@ func (s *service) Ingest(ctx context.Context, sub Submission) (Receipt, error) {
 	a.Decision = Decision{Next: string(d.Next), Reason: d.Reason}
 	final := a
 	if d.Next == attempts.Final {
-		prev, err := s.st.RunAttempts(ctx, f.Repository, f.RunID)
+		prev, err := s.st.RunAttempts(ctx, f.Key())
 		if err != nil {
 			return Receipt{}, err
 		}
@@ -142,7 +153,7 @@ func (s *service) Ingest(ctx context.Context, sub Submission) (Receipt, error) {
 		word, final = finalWord(append(prev, *a))
 		a.Decision.Verdict = word
 	}
-	run, err := s.st.GetRun(ctx, f.Repository, f.RunID)
+	run, err := s.st.GetRun(ctx, f.Key())
 	first := errors.Is(err, ErrNotFound)
 	if err != nil && !first {
 		return Receipt{}, err
@@ -153,7 +164,8 @@ func (s *service) Ingest(ctx context.Context, sub Submission) (Receipt, error) {
 		run.FinalAttempt = final.Facts.Attempt
 		run.Title = title(final, run.Verdict)
 		run.ReleaseLine = releaseLine(final)
-		run.Published, run.PublishError = false, ""
+		// A new final verdict (a re-run's) publishes every target anew.
+		run.Published, run.Targets, run.PublishError = false, Targets{}, ""
 	}
 	// The attempt and its run commit together: a kill between the two
 	// cannot leave an attempt whose run does not know it.
@@ -171,7 +183,7 @@ func (s *service) Ingest(ctx context.Context, sub Submission) (Receipt, error) {
 	rc := Receipt{Created: true, Attempt: stored}
 	if s.cfg.Publisher != nil && (first || run.Verdict == WordPending) {
 		if err := s.cfg.Publisher.CheckInProgress(ctx, f.Target()); err != nil {
-			s.log.Warn("marking the check in progress", "repository", f.Repository, "run_id", f.RunID, "attempt", f.Attempt, "err", err)
+			s.log.Warn("marking the check in progress", "run", f.Key().String(), "attempt", f.Attempt, "err", err)
 		}
 	}
 	if stored.Decision.Next == NextFinal {
@@ -185,7 +197,7 @@ func (s *service) Ingest(ctx context.Context, sub Submission) (Receipt, error) {
 func (s *service) repeat(ctx context.Context, stored Attempt) (Receipt, error) {
 	rc := Receipt{Attempt: stored}
 	f := stored.Facts
-	run, err := s.st.GetRun(ctx, f.Repository, f.RunID)
+	run, err := s.st.GetRun(ctx, f.Key())
 	if errors.Is(err, ErrNotFound) {
 		return rc, nil
 	}
@@ -196,7 +208,7 @@ func (s *service) repeat(ctx context.Context, stored Attempt) (Receipt, error) {
 	if run.Verdict == WordPending || run.Published || s.cfg.Publisher == nil || run.FinalAttempt == 0 {
 		return rc, nil
 	}
-	final, err := s.st.GetAttempt(ctx, f.Repository, f.RunID, run.FinalAttempt)
+	final, err := s.st.GetAttempt(ctx, f.Key(), run.FinalAttempt)
 	if err != nil {
 		return rc, err
 	}
@@ -205,27 +217,35 @@ func (s *service) repeat(ctx context.Context, stored Attempt) (Receipt, error) {
 }
 
 // publishFinal completes the check, writes the PR comment and, for a
-// release, its line; it records on the run whether that worked. A failure
-// leaves the attempt stored: the attempt's repeat publishes again.
+// release, its line: each target not done yet, so a retry redoes only the
+// ones that failed. It records on the run which reached GitHub. A failure
+// leaves the attempt stored: the attempt's repeat, or Republish, publishes
+// again.
 func (s *service) publishFinal(ctx context.Context, run *Run, final *Attempt) (bool, string) {
 	if s.cfg.Publisher == nil {
 		return false, ""
 	}
-	all, err := s.st.RunAttempts(ctx, run.Repository, run.RunID)
+	all, err := s.st.RunAttempts(ctx, run.Key())
 	if err == nil {
 		err = s.publish(ctx, run, final, all)
 	}
-	run.Published, run.PublishError = err == nil, ""
+	run.Published, run.PublishError = err == nil && run.Targets.All(), ""
 	if err != nil {
 		run.PublishError = err.Error()
-		s.log.Warn("publishing the verdict", "repository", run.Repository, "run_id", run.RunID, "err", err)
+		level := slog.LevelWarn
+		if errors.Is(err, ErrNoRelease) {
+			level = slog.LevelInfo // waited for: release.yml may make it later
+		}
+		s.log.Log(ctx, level, "publishing the verdict", "run", run.Key().String(), "targets", run.Targets, "err", err)
 	}
 	if perr := s.st.PutRun(ctx, run); perr != nil {
-		s.log.Error("recording the publication", "repository", run.Repository, "run_id", run.RunID, "err", perr)
+		s.log.Error("recording the publication", "run", run.Key().String(), "err", perr)
 	}
 	return run.Published, run.PublishError
 }
 
+// publish sends the targets run.Targets does not hold yet, marking each
+// as it lands; it stops at the first that fails.
 func (s *service) publish(ctx context.Context, run *Run, final *Attempt, all []Attempt) error {
 	p := s.cfg.Publisher
 	t := final.Facts.Target()
@@ -233,25 +253,66 @@ func (s *service) publish(ctx context.Context, run *Run, final *Attempt, all []A
 	if err != nil {
 		return err
 	}
-	if err := p.CheckCompleted(ctx, t, o); err != nil {
-		return fmt.Errorf("completing the check %q on %s: %w", t.Name, t.SHA, err)
-	}
-	if t.PR > 0 {
-		if err := p.UpsertComment(ctx, t, o.Summary); err != nil {
-			return fmt.Errorf("writing the comment on pull request %d: %w", t.PR, err)
+	if !run.Targets.Check {
+		if err := p.CheckCompleted(ctx, t, o); err != nil {
+			return fmt.Errorf("completing the check %q on %s: %w", t.Name, t.SHA, err)
 		}
+		run.Targets.Check = true
 	}
-	if final.Facts.Event == "release" && final.Facts.Tag != "" && run.ReleaseLine != "" {
-		if err := p.SetReleaseLine(ctx, t.Owner, t.Repo, final.Facts.Tag, run.ReleaseLine); err != nil {
-			return fmt.Errorf("writing the release line of %s: %w", final.Facts.Tag, err)
+	if !run.Targets.Comment {
+		if t.PR > 0 {
+			if err := p.UpsertComment(ctx, t, o.Summary); err != nil {
+				return fmt.Errorf("writing the comment on pull request %d: %w", t.PR, err)
+			}
 		}
+		run.Targets.Comment = true
+	}
+	if !run.Targets.Release {
+		if final.Facts.Event == "release" && final.Facts.Tag != "" && run.ReleaseLine != "" {
+			if err := p.SetReleaseLine(ctx, t, final.Facts.Tag, run.ReleaseLine); err != nil {
+				return fmt.Errorf("writing the release line of %s: %w", final.Facts.Tag, err)
+			}
+		}
+		run.Targets.Release = true
 	}
 	return nil
 }
 
+// Republish retries the final verdicts that did not all reach GitHub; see
+// Service.
+func (s *service) Republish(ctx context.Context, since time.Time) (int, error) {
+	if s.cfg.Publisher == nil {
+		return 0, nil
+	}
+	runs, err := s.st.Unpublished(ctx, since.UnixNano(), 100)
+	if err != nil {
+		return 0, err
+	}
+	done := 0
+	for i := range runs {
+		run := &runs[i]
+		final, err := s.st.GetAttempt(ctx, run.Key(), run.FinalAttempt)
+		if err != nil {
+			return done, err
+		}
+		if ok, _ := s.publishFinal(ctx, run, &final); ok {
+			done++
+		}
+	}
+	return done, nil
+}
+
+// planWords is " (plan p)" for a named plan, "" for the default one.
+func planWords(plan string) string {
+	if plan == "" {
+		return ""
+	}
+	return " (plan " + plan + ")"
+}
+
 // runOf is r with the header of the run f belongs to.
 func runOf(f Facts, r Run, now time.Time) Run {
-	r.Repository, r.RunID, r.Event, r.HeadSHA = f.Repository, f.RunID, f.Event, f.HeadSHA
+	r.Repository, r.RunID, r.RunAttempt, r.Event, r.HeadSHA = f.Repository, f.RunID, f.RunAttempt, f.Event, f.HeadSHA
 	r.BaseSHA, r.PR, r.MergeGroupSHA, r.Tag, r.Plan = f.BaseSHA, f.PR, f.MergeGroupSHA, f.Tag, f.Plan
 	if r.Verdict == "" {
 		r.Verdict = WordPending

@@ -87,7 +87,7 @@ func TestRetryThenPassPublishesOnTheHead(t *testing.T) {
 	if got, want := f.pub.take(), "in_progress perfgate 0000000"; got != want {
 		t.Errorf("after attempt 1 published %q, want %q", got, want)
 	}
-	d, err := f.Decision(ctx, "acme/api", 7, 1)
+	d, err := f.Decision(ctx, verdict.RunKey{Repository: "acme/api", RunID: 7, RunAttempt: 1}, 1)
 	if err != nil || d.Next != verdict.NextRetry {
 		t.Errorf("Decision(1) = %+v, %v", d, err)
 	}
@@ -251,10 +251,10 @@ func TestReleaseLine(t *testing.T) {
 	rel.Facts.Event, rel.Facts.PR, rel.Facts.Tag = "release", 0, "v1.4.0"
 	f.ingest(t, rel)
 	want := "Performance: The base is `4f1c2a9e8d7b`, the merge base with main."
-	if got := f.pub.take(); !strings.Contains(got, "release acme/api v1.4.0 "+want) {
+	if got := f.pub.take(); !strings.Contains(got, "release acme/api v1.4.0 plan \"\" "+want) {
 		t.Errorf("the release published %q", got)
 	}
-	line, err := f.ReleaseLine(ctx, "acme/api", "v1.4.0")
+	line, err := f.ReleaseLine(ctx, "acme/api", "v1.4.0", "")
 	if err != nil || line != want {
 		t.Errorf("ReleaseLine = %q, %v", line, err)
 	}
@@ -265,16 +265,16 @@ func TestReleaseLine(t *testing.T) {
 	if got := f.pub.take(); strings.Contains(got, "release ") {
 		t.Errorf("a release whose gate named no base published %q", got)
 	}
-	if _, err := f.ReleaseLine(ctx, "acme/api", "v1.5.0"); !errors.Is(err, verdict.ErrNoBase) {
+	if _, err := f.ReleaseLine(ctx, "acme/api", "v1.5.0", ""); !errors.Is(err, verdict.ErrNoBase) {
 		t.Errorf("ReleaseLine without a base: %v, want ErrNoBase", err)
 	}
 	pending := pr(22, 1, epyc, 2)
 	pending.Facts.Event, pending.Facts.PR, pending.Facts.Tag = "release", 0, "v1.6.0"
 	f.ingest(t, pending)
-	if _, err := f.ReleaseLine(ctx, "acme/api", "v1.6.0"); !errors.Is(err, verdict.ErrNotFinal) {
+	if _, err := f.ReleaseLine(ctx, "acme/api", "v1.6.0", ""); !errors.Is(err, verdict.ErrNotFinal) {
 		t.Errorf("ReleaseLine before the final attempt: %v, want ErrNotFinal", err)
 	}
-	if _, err := f.ReleaseLine(ctx, "acme/api", "v9"); !errors.Is(err, verdict.ErrNotFound) {
+	if _, err := f.ReleaseLine(ctx, "acme/api", "v9", ""); !errors.Is(err, verdict.ErrNotFound) {
 		t.Errorf("ReleaseLine of an unknown tag: %v, want ErrNotFound", err)
 	}
 }
@@ -308,5 +308,106 @@ func TestIngestRefusesBadInput(t *testing.T) {
 	}
 	if got := f.pub.take(); got != "" {
 		t.Errorf("refused attempts published %q", got)
+	}
+}
+
+// TestPublishRetryRedoesOnlyWhatFailed: the check completed and the
+// comment failed; the repeat writes the comment alone, so the head keeps
+// one completed check run.
+func TestPublishRetryRedoesOnlyWhatFailed(t *testing.T) {
+	f := newService(t, verdict.Config{})
+	f.pub.failNext["comment"] = true
+	rc := f.ingest(t, pr(8, 1, epyc, 1))
+	if rc.Published || !strings.Contains(rc.PublishError, "writing the comment") {
+		t.Fatalf("with the comment failing: %+v", rc)
+	}
+	if got, want := f.pub.take(), "in_progress perfgate 0000000\ncompleted perfgate 0000000 regression"; got != want {
+		t.Errorf("first publish %q, want %q", got, want)
+	}
+	rc = f.ingest(t, pr(8, 1, epyc, 1))
+	if !rc.Published {
+		t.Fatalf("the repeat: %+v", rc)
+	}
+	if got, want := f.pub.take(), "comment pr 42 plan \"\""; got != want {
+		t.Errorf("the repeat published %q, want the comment alone %q", got, want)
+	}
+}
+
+// TestReRunIsJudgedAnew: "Re-run all jobs" keeps the run id and raises the
+// run attempt; its attempts are new, and its final verdict publishes again.
+func TestReRunIsJudgedAnew(t *testing.T) {
+	f := newService(t, verdict.Config{})
+	ctx := context.Background()
+	f.ingest(t, pr(30, 1, epyc, 1))
+	f.pub.take()
+	again := pr(30, 1, epyc, 0)
+	again.Facts.RunAttempt = 2
+	rc := f.ingest(t, again)
+	if !rc.Created || rc.Attempt.Decision.Verdict != verdict.WordPass || !rc.Published {
+		t.Fatalf("attempt 1 of run attempt 2: %+v, want it stored and final", rc)
+	}
+	if got, want := f.pub.take(), "in_progress perfgate 0000000\ncompleted perfgate 0000000 pass\ncomment pr 42 plan \"\""; got != want {
+		t.Errorf("the re-run published\n%s\nwant\n%s", got, want)
+	}
+	for _, tc := range []struct {
+		runAttempt int
+		next, word string
+	}{{1, verdict.NextFinal, verdict.WordRegression}, {2, verdict.NextFinal, verdict.WordPass}} {
+		d, err := f.Decision(ctx, verdict.RunKey{Repository: "acme/api", RunID: 30, RunAttempt: tc.runAttempt}, 1)
+		if err != nil || d.Next != tc.next || d.Verdict != tc.word {
+			t.Errorf("run attempt %d's decision %+v, %v; want %s %s", tc.runAttempt, d, err, tc.next, tc.word)
+		}
+	}
+	runs, _ := f.Verdicts(ctx, verdict.Query{Repository: "acme/api", PR: 42})
+	if len(runs) != 2 || runs[0].RunAttempt != 2 || runs[0].Verdict != verdict.WordPass {
+		t.Errorf("verdicts of the pull request %+v, want the re-run's pass first", runs)
+	}
+}
+
+// TestTwoPlansInOneRun: each plan has its check, its comment, its attempts.
+func TestTwoPlansInOneRun(t *testing.T) {
+	f := newService(t, verdict.Config{})
+	f.ingest(t, pr(31, 1, epyc, 0))
+	search := pr(31, 1, epyc, 1)
+	search.Facts.Plan = "search"
+	rc := f.ingest(t, search)
+	if !rc.Created || rc.Attempt.Decision.Verdict != verdict.WordRegression {
+		t.Fatalf("the second plan's attempt 1: %+v, want it stored apart", rc)
+	}
+	want := "in_progress perfgate 0000000\ncompleted perfgate 0000000 pass\ncomment pr 42 plan \"\"\n" +
+		"in_progress perfgate (search) 0000000\ncompleted perfgate (search) 0000000 regression\ncomment pr 42 plan \"search\""
+	if got := f.pub.take(); got != want {
+		t.Errorf("two plans published\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestReleaseLineWaitsForTheRelease: the release is not there yet, so the
+// line waits; Republish writes it once the release exists, and only it.
+func TestReleaseLineWaitsForTheRelease(t *testing.T) {
+	f := newService(t, verdict.Config{})
+	ctx := context.Background()
+	f.pub.noRelease = true
+	rel := pr(40, 1, epyc, 0)
+	rel.Facts.Event, rel.Facts.PR, rel.Facts.Tag = "release", 0, "v2.0.0"
+	rc := f.ingest(t, rel)
+	if rc.Published || !strings.Contains(rc.PublishError, verdict.ErrNoRelease.Error()) {
+		t.Fatalf("before the release exists: %+v", rc)
+	}
+	f.pub.take()
+	if n, err := f.Republish(ctx, time.Time{}); err != nil || n != 0 {
+		t.Errorf("Republish with the release still missing: %d, %v", n, err)
+	}
+	f.pub.noRelease = false
+	if n, err := f.Republish(ctx, time.Time{}); err != nil || n != 1 {
+		t.Errorf("Republish once the release exists: %d, %v; want 1", n, err)
+	}
+	if got := f.pub.take(); !strings.HasPrefix(got, "release acme/api v2.0.0 plan \"\" Performance: ") || strings.Contains(got, "completed") {
+		t.Errorf("Republish published %q, want the release line alone", got)
+	}
+	if n, _ := f.Republish(ctx, time.Time{}); n != 0 || f.pub.take() != "" {
+		t.Errorf("a second Republish published again")
+	}
+	if line, err := f.ReleaseLine(ctx, "acme/api", "v2.0.0", ""); err != nil || !strings.HasPrefix(line, "Performance: ") {
+		t.Errorf("ReleaseLine = %q, %v", line, err)
 	}
 }

@@ -14,6 +14,7 @@ var ErrNotFound = errors.New("not found")
 // the page draws over commits.
 type TrendPoint struct {
 	RunID   int64
+	Plan    string
 	HeadSHA string
 	Updated time.Time
 	Metric  string
@@ -25,23 +26,26 @@ type TrendPoint struct {
 // own, so several replicas can share one PostgreSQL. internal/verdict/db
 // implements it over SQLite and PostgreSQL.
 type Store interface {
-	// PutAttempt stores a unless an attempt with the same (repository, run
-	// id, attempt number) is stored already, and with it, in the same
+	// PutAttempt stores a unless an attempt with the same RunKey and
+	// attempt number is stored already, and with it, in the same
 	// transaction, the run r as a leaves it (r may be nil); it returns the
 	// stored attempt and whether this call stored it. A repeat writes
 	// nothing.
 	PutAttempt(ctx context.Context, a *Attempt, r *Run) (Attempt, bool, error)
 	// GetAttempt returns one attempt, ErrNotFound when absent.
-	GetAttempt(ctx context.Context, repo string, runID int64, attempt int) (Attempt, error)
+	GetAttempt(ctx context.Context, k RunKey, attempt int) (Attempt, error)
 	// RunAttempts returns a run's attempts by attempt number.
-	RunAttempts(ctx context.Context, repo string, runID int64) ([]Attempt, error)
+	RunAttempts(ctx context.Context, k RunKey) ([]Attempt, error)
 	// PutRun writes a run's header and verdict (not its attempts).
 	PutRun(ctx context.Context, r *Run) error
 	// GetRun returns one run's header and verdict without its attempts
 	// (RunAttempts has them), ErrNotFound when absent.
-	GetRun(ctx context.Context, repo string, runID int64) (Run, error)
+	GetRun(ctx context.Context, k RunKey) (Run, error)
 	// Runs returns the runs q selects, newest first, with their attempts.
 	Runs(ctx context.Context, q Query) ([]Run, error)
+	// Unpublished returns the final runs updated since (UnixNano) whose
+	// verdict has not reached GitHub, oldest first, at most limit.
+	Unpublished(ctx context.Context, since int64, limit int) ([]Run, error)
 	// Latest returns a repository's newest runs, with their attempts.
 	Latest(ctx context.Context, repo string, limit int) ([]Run, error)
 	// Models counts, per CPU model, its last window attempts (over every

@@ -42,11 +42,17 @@ func (s *service) Repository(ctx context.Context, repo string) (RepoView, error)
 	}
 	by := map[string]int{}
 	for _, p := range pts {
-		i, ok := by[p.Metric]
+		// Two plans may both measure p99.search: each plan's is its own
+		// trend, named after the plan.
+		name := p.Metric
+		if p.Plan != "" {
+			name = p.Plan + ": " + p.Metric
+		}
+		i, ok := by[name]
 		if !ok {
 			i = len(v.Trends)
-			by[p.Metric] = i
-			v.Trends = append(v.Trends, Trend{Metric: p.Metric})
+			by[name] = i
+			v.Trends = append(v.Trends, Trend{Metric: name})
 		}
 		v.Trends[i].Points = append(v.Trends[i].Points, p)
 	}

@@ -1,8 +1,3 @@
-// Package client talks to perfgate-verdictd's /v1 API: `perfgate verdict
-// --service URL` posts each attempt and asks retry or final through it. It
-// sends the job's GitHub Actions OIDC token (ActionsOIDC) or a repository
-// token (StaticToken), and retries a POST that failed in transit, which is
-// safe because the service files an attempt once.
 package client
 
 import (
@@ -95,12 +90,16 @@ func (c *Client) PostAttempt(ctx context.Context, s verdict.Submission) (verdict
 	return rc, nil
 }
 
-// Decision asks retry or final for one posted attempt.
-func (c *Client) Decision(ctx context.Context, repo string, runID int64, attempt int) (verdict.Decision, error) {
+// Decision asks retry or final for one posted attempt of the judgment k.
+func (c *Client) Decision(ctx context.Context, k verdict.RunKey, attempt int) (verdict.Decision, error) {
 	var d verdict.Decision
-	q := url.Values{"repo": {repo}, "run_id": {strconv.FormatInt(runID, 10)}, "attempt": {strconv.Itoa(attempt)}}
+	q := url.Values{"repo": {k.Repository}, "run_id": {strconv.FormatInt(k.RunID, 10)},
+		"run_attempt": {strconv.Itoa(max(k.RunAttempt, 1))}, "attempt": {strconv.Itoa(attempt)}}
+	if k.Plan != "" {
+		q.Set("plan", k.Plan)
+	}
 	if err := c.do(ctx, http.MethodGet, "/v1/decision", q, nil, &d); err != nil {
-		return d, fmt.Errorf("asking for the decision on attempt %d of run %d: %w", attempt, runID, err)
+		return d, fmt.Errorf("asking for the decision on attempt %d of %s: %w", attempt, k, err)
 	}
 	return d, nil
 }
@@ -127,13 +126,17 @@ func (c *Client) Verdicts(ctx context.Context, q verdict.Query) ([]verdict.Run, 
 	return out.Verdicts, nil
 }
 
-// ReleaseLine is the release-notes line of tag; errors.Is(err,
-// verdict.ErrNoBase) when the gate named no base.
-func (c *Client) ReleaseLine(ctx context.Context, repo, tag string) (string, error) {
+// ReleaseLine is the release-notes line of plan ("" for the default plan)
+// for tag; errors.Is(err, verdict.ErrNoBase) when the gate named no base.
+func (c *Client) ReleaseLine(ctx context.Context, repo, tag, plan string) (string, error) {
 	var out struct {
 		Line string `json:"line"`
 	}
-	if err := c.do(ctx, http.MethodGet, "/v1/release-line", url.Values{"repo": {repo}, "tag": {tag}}, nil, &out); err != nil {
+	q := url.Values{"repo": {repo}, "tag": {tag}}
+	if plan != "" {
+		q.Set("plan", plan)
+	}
+	if err := c.do(ctx, http.MethodGet, "/v1/release-line", q, nil, &out); err != nil {
 		return "", fmt.Errorf("reading the release line of %s %s: %w", repo, tag, err)
 	}
 	return out.Line, nil

@@ -57,11 +57,11 @@ func TestClientAgainstTheService(t *testing.T) {
 	if err != nil || rc.Created {
 		t.Errorf("the repeat: %+v, %v", rc, err)
 	}
-	d, err := c.Decision(ctx, "acme/api", 1, 1)
+	d, err := c.Decision(ctx, verdict.RunKey{Repository: "acme/api", RunID: 1, RunAttempt: 1}, 1)
 	if err != nil || d.Next != verdict.NextRetry || d.Reason == "" {
 		t.Errorf("Decision: %+v, %v", d, err)
 	}
-	if _, err := c.Decision(ctx, "acme/api", 1, 2); !errors.Is(err, verdict.ErrNotFound) {
+	if _, err := c.Decision(ctx, verdict.RunKey{Repository: "acme/api", RunID: 1, RunAttempt: 1}, 2); !errors.Is(err, verdict.ErrNotFound) {
 		t.Errorf("Decision of an unposted attempt: %v, want ErrNotFound", err)
 	}
 	if _, err := c.PostAttempt(ctx, submission(t, "push", 1, 2, 0)); err != nil {
@@ -74,7 +74,7 @@ func TestClientAgainstTheService(t *testing.T) {
 	if _, err := c.PostAttempt(ctx, submission(t, "release", 2, 1, 0)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ReleaseLine(ctx, "acme/api", "v1.0.0"); !errors.Is(err, verdict.ErrNoBase) {
+	if _, err := c.ReleaseLine(ctx, "acme/api", "v1.0.0", ""); !errors.Is(err, verdict.ErrNoBase) {
 		t.Errorf("ReleaseLine without a base: %v, want ErrNoBase", err)
 	}
 	bad := submission(t, "push", 3, 1, 0)
@@ -107,13 +107,13 @@ func TestClientRetriesWhatFailedInTransit(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Backoff = time.Millisecond
-	d, err := c.Decision(context.Background(), "acme/api", 1, 1)
+	d, err := c.Decision(context.Background(), verdict.RunKey{Repository: "acme/api", RunID: 1, RunAttempt: 1}, 1)
 	if err != nil || d.Verdict != "pass" || calls.Load() != 3 {
 		t.Errorf("after two 503s: %+v, %v, %d calls", d, err, calls.Load())
 	}
 	calls.Store(-100)
 	c.Tries = 2
-	if _, err := c.Decision(context.Background(), "acme/api", 1, 1); err == nil || !strings.Contains(err.Error(), "503") {
+	if _, err := c.Decision(context.Background(), verdict.RunKey{Repository: "acme/api", RunID: 1, RunAttempt: 1}, 1); err == nil || !strings.Contains(err.Error(), "503") {
 		t.Errorf("after the last try: %v, want the 503", err)
 	}
 }

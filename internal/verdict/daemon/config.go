@@ -1,7 +1,3 @@
-// Package daemon is perfgate-verdictd's command line: serve (the default),
-// migrate and token add, with every flag also read from the environment
-// (PERFGATE_VERDICTD_<FLAG>, a flag on the command line winning). The main
-// in cmd/perfgate-verdictd only calls Main.
 package daemon
 
 import (
@@ -44,6 +40,8 @@ type config struct {
 	issuer     string
 	audience   string
 	allow      map[int64]string
+	workflows  listFlag
+	relays     listFlag
 	reads      string
 	stallProne string
 	maxRetries int
@@ -75,6 +73,25 @@ func (a allowList) Set(v string) error {
 	return nil
 }
 
+// listFlag is a repeatable, comma-separated flag of strings; nil until
+// given, so the package's default holds.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, one := range strings.Split(v, ",") {
+		if one = strings.TrimSpace(one); one != "" {
+			*l = append(*l, one)
+		}
+	}
+	return nil
+}
+
+// flagAliases are flags kept under an earlier name, each to the flag it
+// is now.
+var flagAliases = map[string]string{"github-app-key-file": "github-app-key"}
+
 // storeFlags are the flags every subcommand that opens the store takes.
 func storeFlags(fs *flag.FlagSet, o *db.Options) {
 	fs.StringVar(&o.DataDir, "data", "verdictd-data", "the `folder` of the embedded SQLite store (verdictd.sqlite, WAL)")
@@ -89,7 +106,12 @@ func serveFlags(fs *flag.FlagSet, c *config, s IO) {
 	fs.StringVar(&c.issuer, "oidc-issuer", httpapi.GitHubIssuer, "the OIDC `issuer` whose tokens may write")
 	fs.StringVar(&c.audience, "oidc-audience", "", "the `audience` OIDC tokens must carry; empty accepts no OIDC token")
 	fs.Var(allowList(c.allow), "allow-repo", "`owner/name=repository_id` an OIDC token may write for; repeatable, or comma-separated")
-	fs.StringVar(&c.reads, "reads", "public", "`public` (anyone reads verdicts and the page) or token (reads need a credential for the repository)")
+	fs.Var(&c.workflows, "workflow", "a `workflow` (owner/repo/.github/workflows/file.yml, optionally @ref or @refs/tags/*) whose jobs may post their own run's attempts, matched against the OIDC token's job_workflow_ref; repeatable; "+httpapi.RepositoryPlaceholder+" is the token's repository (default "+strings.Join(httpapi.DefaultWorkflows, ",")+")")
+	fs.Var(&c.relays, "relay-workflow", "a `workflow` whose jobs, on workflow_run, may post another run's attempts (a fork pull request's), each checked against GitHub's record of that run; repeatable (default "+strings.Join(httpapi.DefaultRelays, ",")+")")
+	// Reads need a credential by default: a private repository's verdicts
+	// name its commits, pull requests and timings, and the service cannot
+	// tell a private repository from a public one without asking GitHub.
+	fs.StringVar(&c.reads, "reads", "token", "`token` (reads need a credential for the repository) or public (anyone reads verdicts and the page: only for public repositories)")
 	fs.StringVar(&c.stallProne, "stall-prone", "", "comma-separated CPU `models` whose exit 1 is retried, beside those learned from history")
 	fs.IntVar(&c.maxRetries, "max-retries", attempts.DefaultMaxRetries, "retries after the first attempt, at most")
 	fs.IntVar(&c.learn.Window, "learn-window", verdict.DefaultLearnWindow, "how many of a CPU model's last `attempts` its exit-2 share is taken over")
@@ -103,9 +125,10 @@ func serveFlags(fs *flag.FlagSet, c *config, s IO) {
 	env := publish.SettingsFromEnv(s.env)
 	c.github.Token = env.Token
 	fs.StringVar(&c.github.APIURL, "github-api-url", env.APIURL, "GitHub's REST API `URL` (empty: api.github.com; GitHub Enterprise: https://HOST/api/v3/)")
-	fs.StringVar(&c.github.AppID, "github-app-id", env.AppID, "the GitHub App's `id` that publishes checks (with --github-installation-id and --github-app-key-file); or set "+publish.EnvToken)
-	fs.StringVar(&c.github.InstallationID, "github-installation-id", env.InstallationID, "the App's installation `id`")
-	fs.StringVar(&c.github.AppKeyFile, "github-app-key-file", env.AppKeyFile, "the App's private key `file` (PEM)")
+	fs.StringVar(&c.github.AppID, "github-app-id", env.AppID, "the GitHub App's `id` that publishes checks (with --github-app-key); only an App may create check runs")
+	fs.StringVar(&c.github.AppKeyFile, "github-app-key", env.AppKeyFile, "the GitHub App's private key `file` (PEM, from the App's settings page)")
+	fs.StringVar(&c.github.AppKeyFile, "github-app-key-file", env.AppKeyFile, "the same as --github-app-key (its earlier name)")
+	fs.StringVar(&c.github.InstallationID, "github-installation-id", env.InstallationID, "one installation `id` to publish through; default: the App's installation on each repository's owner")
 }
 
 // parse parses args, then fills each flag not given from its environment
@@ -118,7 +141,19 @@ func parse(fs *flag.FlagSet, args []string, s IO) error {
 		return exit.Refusef("%s: %v (see `%s -h`)", fs.Name(), err, fs.Name())
 	}
 	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	fs.Visit(func(f *flag.Flag) {
+		given[f.Name] = true
+		if target, ok := flagAliases[f.Name]; ok {
+			given[target] = true
+		}
+	})
+	for alias, target := range flagAliases {
+		// An alias and its flag share one value: the environment may not
+		// override the one given on the command line through the other.
+		if given[target] {
+			given[alias] = true
+		}
+	}
 	var bad error
 	fs.VisitAll(func(f *flag.Flag) {
 		name := EnvPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))

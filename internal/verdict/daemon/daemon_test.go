@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 	"github.com/perfgate/perfgate/internal/testbin"
 	"github.com/perfgate/perfgate/internal/verdict"
 	"github.com/perfgate/perfgate/internal/verdict/daemon"
+	"github.com/perfgate/perfgate/internal/verdict/db"
 	"github.com/perfgate/perfgate/internal/verdict/db/dbtest"
 	"github.com/perfgate/perfgate/internal/verdict/httpapi/oidctest"
 )
@@ -229,11 +231,16 @@ func signalDuringBurst(t *testing.T, p *proc, token string, sig syscall.Signal, 
 	return acked
 }
 
-func checkStored(t *testing.T, url string, acked []int64) {
+func checkStored(t *testing.T, url, token string, acked []int64) {
 	t.Helper()
 	missing := 0
 	for _, run := range acked {
-		resp, err := client.Get(fmt.Sprintf("%s/v1/decision?repo=acme/api&run_id=%d&attempt=1", url, run))
+		req, err := http.NewRequest("GET", fmt.Sprintf("%s/v1/decision?repo=acme/api&run_id=%d&attempt=1", url, run), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +265,7 @@ func TestKillDuringBurstLosesNothingAcknowledged(t *testing.T) {
 				t.Fatalf("only %d attempts were acknowledged before the kill", len(acked))
 			}
 			q := start(t, store)
-			checkStored(t, q.url, acked)
+			checkStored(t, q.url, token, acked)
 			t.Logf("%s: %d attempts acknowledged before kill -9, all there after the restart", kind, len(acked))
 		})
 	}
@@ -279,7 +286,7 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 		}
 	})
 	q := start(t, store)
-	checkStored(t, q.url, acked)
+	checkStored(t, q.url, token, acked)
 	if !strings.Contains(p.log(), `"msg":"stopped"`) {
 		t.Errorf("no stopped line in the log:\n%s", p.log())
 	}
@@ -296,7 +303,7 @@ func TestMigrateAndFlags(t *testing.T) {
 		return out.String(), errb.String(), err
 	}
 	out, _, err := run([]string{"migrate"}, map[string]string{"PERFGATE_VERDICTD_DATA": dir})
-	if err != nil || !strings.Contains(out, "schema at version 1 (applied now: [1])") || !strings.Contains(out, dir) {
+	if err != nil || !strings.Contains(out, fmt.Sprintf("schema at version %d (applied now: [1 ", db.LatestVersion())) || !strings.Contains(out, dir) {
 		t.Errorf("migrate: %q, %v", out, err)
 	}
 	out, _, err = run([]string{"migrate", "--data", dir}, nil)
@@ -326,19 +333,32 @@ func TestMigrateAndFlags(t *testing.T) {
 }
 
 // TestOIDCFromFlags runs serve with its own issuer as --oidc-issuer, an
-// audience and an allow-list from the environment: the job's token writes,
-// another audience's does not.
+// audience and an allow-list from the environment: the job's token writes
+// its own run's attempt, another audience's does not, nor a token of a
+// workflow --workflow leaves out.
 func TestOIDCFromFlags(t *testing.T) {
 	is := oidctest.New(t)
 	store := storeArgs(t, "sqlite")
-	p := start(t, append(store, "--oidc-issuer", is.URL, "--oidc-audience", "perfgate-verdictd"),
+	p := start(t, append(store, "--oidc-issuer", is.URL, "--oidc-audience", "perfgate-verdictd",
+		"--workflow", "perfgate/perfgate/.github/workflows/perf.yml@refs/tags/*"),
 		"PERFGATE_VERDICTD_ALLOW_REPO=acme/api=4242")
-	if code, err := post(p.url, oidctest.Sign(t, is.Key, is.Claims()), body(t, 1)); err != nil || code != 201 {
+	// claims are the token of a job of push run run (body's event).
+	claims := func(run int64) map[string]any {
+		c := is.Claims()
+		c["event_name"], c["run_id"] = "push", strconv.FormatInt(run, 10)
+		return c
+	}
+	if code, err := post(p.url, oidctest.Sign(t, is.Key, claims(1)), body(t, 1)); err != nil || code != 201 {
 		t.Errorf("the job's OIDC token: %d, %v; want 201", code, err)
 	}
-	other := is.Claims()
+	other := claims(2)
 	other["aud"] = "someone-else"
 	if code, err := post(p.url, oidctest.Sign(t, is.Key, other), body(t, 2)); err != nil || code != 401 {
 		t.Errorf("another audience's token: %d, %v; want 401", code, err)
+	}
+	branch := claims(3)
+	branch["job_workflow_ref"] = "perfgate/perfgate/.github/workflows/perf.yml@refs/heads/main"
+	if code, err := post(p.url, oidctest.Sign(t, is.Key, branch), body(t, 3)); err != nil || code != 403 {
+		t.Errorf("a token of a workflow --workflow leaves out: %d, %v; want 403", code, err)
 	}
 }

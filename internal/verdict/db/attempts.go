@@ -22,7 +22,7 @@ func b2i(b bool) int {
 	return 0
 }
 
-// PutAttempt inserts a unless (repo, run id, attempt) is taken, in one
+// PutAttempt inserts a unless its RunKey and attempt number are taken, in one
 // transaction with its metrics and the run r, and returns the row stored:
 // one commit, so one sync of the log, per attempt.
 func (db *DB) PutAttempt(ctx context.Context, a *verdict.Attempt, r *verdict.Run) (verdict.Attempt, bool, error) {
@@ -44,7 +44,7 @@ func (db *DB) PutAttempt(ctx context.Context, a *verdict.Attempt, r *verdict.Run
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
-		ON CONFLICT (repo, run_id, attempt) DO NOTHING`,
+		ON CONFLICT (repo, run_id, run_attempt, plan, attempt) DO NOTHING`,
 		f.Repository, f.RunID, f.Attempt, f.RunAttempt, f.Event, f.HeadSHA, f.BaseSHA, f.PR,
 		f.MergeGroupSHA, f.Tag, f.Plan, f.CPUModel, b2i(has), exit, b2i(f.WorkflowCancelled),
 		f.DetailsURL, a.Verdict, a.Decision.Next, a.Decision.Reason, a.Decision.Verdict, a.BaseNote,
@@ -61,15 +61,15 @@ func (db *DB) PutAttempt(ctx context.Context, a *verdict.Attempt, r *verdict.Run
 		if len(a.Metrics) > 0 {
 			// One statement for every metric: one round trip to PostgreSQL.
 			var q strings.Builder
-			q.WriteString(`INSERT INTO attempt_metrics (repo, run_id, attempt, metric, base, head, ratio, fail) VALUES `)
-			args := make([]any, 0, 8*len(a.Metrics))
+			q.WriteString(`INSERT INTO attempt_metrics (repo, run_id, run_attempt, plan, attempt, metric, base, head, ratio, fail) VALUES `)
+			args := make([]any, 0, 10*len(a.Metrics))
 			for i, m := range a.Metrics {
 				if i > 0 {
 					q.WriteString(", ")
 				}
 				n := len(args)
-				fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8)
-				args = append(args, f.Repository, f.RunID, f.Attempt, m.ID, m.Base, m.Head, m.Ratio, b2i(m.Fail))
+				fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8, n+9, n+10)
+				args = append(args, f.Repository, f.RunID, f.RunAttempt, f.Plan, f.Attempt, m.ID, m.Base, m.Head, m.Ratio, b2i(m.Fail))
 			}
 			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
 				return verdict.Attempt{}, false, fmt.Errorf("storing the metrics of attempt %d of run %d of %s: %w", f.Attempt, f.RunID, f.Repository, err)
@@ -91,7 +91,7 @@ func (db *DB) PutAttempt(ctx context.Context, a *verdict.Attempt, r *verdict.Run
 		got.Received = time.Unix(0, a.Received.UnixNano()).UTC()
 		return got, true, nil
 	}
-	got, err := db.GetAttempt(ctx, f.Repository, f.RunID, f.Attempt)
+	got, err := db.GetAttempt(ctx, f.Key(), f.Attempt)
 	return got, false, err
 }
 
@@ -121,25 +121,32 @@ func scanAttempt(s scanner) (verdict.Attempt, error) {
 	return a, nil
 }
 
+// keyWhere selects one RunKey's rows, its values from $1 to $4.
+const keyWhere = `repo = $1 AND run_id = $2 AND run_attempt = $3 AND plan = $4`
+
+func keyArgs(k verdict.RunKey, more ...any) []any {
+	return append([]any{k.Repository, k.RunID, k.RunAttempt, k.Plan}, more...)
+}
+
 // GetAttempt returns one attempt with its metrics.
-func (db *DB) GetAttempt(ctx context.Context, repo string, runID int64, attempt int) (verdict.Attempt, error) {
-	row := db.sql.QueryRowContext(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE repo = $1 AND run_id = $2 AND attempt = $3`, repo, runID, attempt)
+func (db *DB) GetAttempt(ctx context.Context, k verdict.RunKey, attempt int) (verdict.Attempt, error) {
+	row := db.sql.QueryRowContext(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE `+keyWhere+` AND attempt = $5`, keyArgs(k, attempt)...)
 	a, err := scanAttempt(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, verdict.ErrNotFound
 	}
 	if err != nil {
-		return a, fmt.Errorf("reading attempt %d of run %d of %s: %w", attempt, runID, repo, err)
+		return a, fmt.Errorf("reading attempt %d of %s: %w", attempt, k, err)
 	}
-	a.Metrics, err = db.metrics(ctx, repo, runID, attempt)
+	a.Metrics, err = db.metrics(ctx, k, attempt)
 	return a, err
 }
 
-func (db *DB) metrics(ctx context.Context, repo string, runID int64, attempt int) ([]verdict.MetricPoint, error) {
+func (db *DB) metrics(ctx context.Context, k verdict.RunKey, attempt int) ([]verdict.MetricPoint, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT metric, base, head, ratio, fail FROM attempt_metrics
-		WHERE repo = $1 AND run_id = $2 AND attempt = $3 ORDER BY metric`, repo, runID, attempt)
+		WHERE `+keyWhere+` AND attempt = $5 ORDER BY metric`, keyArgs(k, attempt)...)
 	if err != nil {
-		return nil, fmt.Errorf("reading the metrics of attempt %d of run %d of %s: %w", attempt, runID, repo, err)
+		return nil, fmt.Errorf("reading the metrics of attempt %d of %s: %w", attempt, k, err)
 	}
 	defer rows.Close()
 	var ms []verdict.MetricPoint
@@ -147,7 +154,7 @@ func (db *DB) metrics(ctx context.Context, repo string, runID int64, attempt int
 		var m verdict.MetricPoint
 		var fail int
 		if err := rows.Scan(&m.ID, &m.Base, &m.Head, &m.Ratio, &fail); err != nil {
-			return nil, fmt.Errorf("reading the metrics of attempt %d of run %d of %s: %w", attempt, runID, repo, err)
+			return nil, fmt.Errorf("reading the metrics of attempt %d of %s: %w", attempt, k, err)
 		}
 		m.Fail = fail == 1
 		ms = append(ms, m)
@@ -157,17 +164,17 @@ func (db *DB) metrics(ctx context.Context, repo string, runID int64, attempt int
 
 // RunAttempts returns a run's attempts in attempt order, without their
 // metrics (GetAttempt has them).
-func (db *DB) RunAttempts(ctx context.Context, repo string, runID int64) ([]verdict.Attempt, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE repo = $1 AND run_id = $2 ORDER BY attempt`, repo, runID)
+func (db *DB) RunAttempts(ctx context.Context, k verdict.RunKey) ([]verdict.Attempt, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE `+keyWhere+` ORDER BY attempt`, keyArgs(k)...)
 	if err != nil {
-		return nil, fmt.Errorf("reading the attempts of run %d of %s: %w", runID, repo, err)
+		return nil, fmt.Errorf("reading the attempts of %s: %w", k, err)
 	}
 	defer rows.Close()
 	var as []verdict.Attempt
 	for rows.Next() {
 		a, err := scanAttempt(rows)
 		if err != nil {
-			return nil, fmt.Errorf("reading the attempts of run %d of %s: %w", runID, repo, err)
+			return nil, fmt.Errorf("reading the attempts of %s: %w", k, err)
 		}
 		as = append(as, a)
 	}
@@ -232,11 +239,12 @@ func (db *DB) Repositories(ctx context.Context) ([]string, error) {
 // Trends returns the metrics of the final attempts of repo's newest runs
 // that have one, oldest first.
 func (db *DB) Trends(ctx context.Context, repo string, runs int) ([]verdict.TrendPoint, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT r.run_id, r.head_sha, r.updated_ns, m.metric, m.ratio, m.fail
-		FROM (SELECT run_id, head_sha, updated_ns, final_attempt FROM runs
+	rows, err := db.sql.QueryContext(ctx, `SELECT r.run_id, r.plan, r.head_sha, r.updated_ns, m.metric, m.ratio, m.fail
+		FROM (SELECT run_id, run_attempt, plan, head_sha, updated_ns, final_attempt FROM runs
 			WHERE repo = $1 AND final_attempt > 0 ORDER BY updated_ns DESC, run_id DESC LIMIT $2) r
-		JOIN attempt_metrics m ON m.repo = $1 AND m.run_id = r.run_id AND m.attempt = r.final_attempt
-		ORDER BY r.updated_ns, r.run_id, m.metric`, repo, runs)
+		JOIN attempt_metrics m ON m.repo = $1 AND m.run_id = r.run_id AND m.run_attempt = r.run_attempt
+			AND m.plan = r.plan AND m.attempt = r.final_attempt
+		ORDER BY r.updated_ns, r.run_id, r.plan, m.metric`, repo, runs)
 	if err != nil {
 		return nil, fmt.Errorf("reading the trends of %s: %w", repo, err)
 	}
@@ -246,7 +254,7 @@ func (db *DB) Trends(ctx context.Context, repo string, runs int) ([]verdict.Tren
 		var p verdict.TrendPoint
 		var ns int64
 		var fail int
-		if err := rows.Scan(&p.RunID, &p.HeadSHA, &ns, &p.Metric, &p.Ratio, &fail); err != nil {
+		if err := rows.Scan(&p.RunID, &p.Plan, &p.HeadSHA, &ns, &p.Metric, &p.Ratio, &fail); err != nil {
 			return nil, fmt.Errorf("reading the trends of %s: %w", repo, err)
 		}
 		p.Updated = time.Unix(0, ns).UTC()

@@ -29,6 +29,11 @@ func sha(i int) string { return fmt.Sprintf("%040x", i) }
 
 func code(c int) *int { return &c }
 
+// key is the judgment of run's first run attempt of the default plan.
+func key(repo string, run int64) verdict.RunKey {
+	return verdict.RunKey{Repository: repo, RunID: run, RunAttempt: 1}
+}
+
 func attempt(repo string, run int64, n int, model string, exit *int, at time.Time) *verdict.Attempt {
 	return &verdict.Attempt{
 		Facts: verdict.Facts{Repository: repo, Event: "pull_request", HeadSHA: sha(int(run)), PR: 7,
@@ -71,7 +76,7 @@ func TestPutAttemptIsIdempotent(t *testing.T) {
 			t.Errorf("stored %+v", got)
 		}
 		again := attempt("acme/api", 11, 1, "Xeon", code(1), at.Add(time.Hour))
-		run := &verdict.Run{Repository: "acme/api", RunID: 11, Event: "pull_request", HeadSHA: sha(11), Verdict: "regression", Updated: at}
+		run := &verdict.Run{Repository: "acme/api", RunID: 11, RunAttempt: 1, Event: "pull_request", HeadSHA: sha(11), Verdict: "regression", Updated: at}
 		got2, created, err := st.PutAttempt(ctx, again, run)
 		if err != nil || created {
 			t.Fatalf("repeat PutAttempt: created %v, %v", created, err)
@@ -79,25 +84,25 @@ func TestPutAttemptIsIdempotent(t *testing.T) {
 		if got2.Facts.CPUModel != "EPYC" || *got2.Facts.ExitCode != 0 {
 			t.Errorf("the repeat returned %+v, want the stored attempt", got2.Facts)
 		}
-		if _, err := st.GetRun(ctx, "acme/api", 11); !errors.Is(err, verdict.ErrNotFound) {
+		if _, err := st.GetRun(ctx, key("acme/api", 11)); !errors.Is(err, verdict.ErrNotFound) {
 			t.Errorf("a repeat wrote its run: %v", err)
 		}
-		if _, err := st.GetAttempt(ctx, "acme/api", 11, 2); !errors.Is(err, verdict.ErrNotFound) {
+		if _, err := st.GetAttempt(ctx, key("acme/api", 11), 2); !errors.Is(err, verdict.ErrNotFound) {
 			t.Errorf("GetAttempt of an absent attempt: %v, want ErrNotFound", err)
 		}
 		none := attempt("acme/api", 11, 2, "EPYC", nil, at)
 		none.Report = nil
 		got3, _, err := st.PutAttempt(ctx, none, run)
-		if r, err := st.GetRun(ctx, "acme/api", 11); err != nil || r.Verdict != "regression" {
+		if r, err := st.GetRun(ctx, key("acme/api", 11)); err != nil || r.Verdict != "regression" {
 			t.Errorf("the run written with attempt 2: %+v, %v", r, err)
 		}
-		if got3, err := st.GetAttempt(ctx, "acme/api", 11, 2); err != nil || got3.Facts.ExitCode != nil || got3.Report != nil {
+		if got3, err := st.GetAttempt(ctx, key("acme/api", 11), 2); err != nil || got3.Facts.ExitCode != nil || got3.Report != nil {
 			t.Errorf("read back, an attempt without exit code is %+v, %v", got3, err)
 		}
 		if err != nil || got3.Facts.ExitCode != nil || got3.Report != nil {
 			t.Errorf("an attempt without exit code came back %+v, %v", got3, err)
 		}
-		as, err := st.RunAttempts(ctx, "acme/api", 11)
+		as, err := st.RunAttempts(ctx, key("acme/api", 11))
 		if err != nil || len(as) != 2 || as[0].Facts.Attempt != 1 || as[1].Facts.Attempt != 2 {
 			t.Errorf("RunAttempts = %v, %v", as, err)
 		}
@@ -137,11 +142,11 @@ func TestRunsByEveryKey(t *testing.T) {
 		ctx := context.Background()
 		t0 := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
 		runs := []verdict.Run{
-			{Repository: "acme/api", RunID: 1, Event: "pull_request", HeadSHA: sha(1), PR: 7, Verdict: "pass", FinalAttempt: 1, Updated: t0},
-			{Repository: "acme/api", RunID: 2, Event: "merge_group", HeadSHA: sha(2), MergeGroupSHA: sha(20), Verdict: "regression", FinalAttempt: 1, Updated: t0.Add(time.Minute)},
-			{Repository: "acme/api", RunID: 3, Event: "release", HeadSHA: sha(3), BaseSHA: sha(30), Tag: "v1.2.0", Verdict: "pass", ReleaseLine: "Performance: The base is x.", Published: true, FinalAttempt: 1, Updated: t0.Add(2 * time.Minute)},
-			{Repository: "acme/api", RunID: 4, Event: "pull_request", HeadSHA: sha(4), PR: 7, Verdict: verdict.WordPending, Updated: t0.Add(3 * time.Minute)},
-			{Repository: "other/svc", RunID: 1, Event: "push", HeadSHA: sha(1), Verdict: "pass", Updated: t0},
+			{Repository: "acme/api", RunID: 1, RunAttempt: 1, Event: "pull_request", HeadSHA: sha(1), PR: 7, Verdict: "pass", FinalAttempt: 1, Updated: t0},
+			{Repository: "acme/api", RunID: 2, RunAttempt: 1, Event: "merge_group", HeadSHA: sha(2), MergeGroupSHA: sha(20), Verdict: "regression", FinalAttempt: 1, Updated: t0.Add(time.Minute)},
+			{Repository: "acme/api", RunID: 3, RunAttempt: 1, Event: "release", HeadSHA: sha(3), BaseSHA: sha(30), Tag: "v1.2.0", Verdict: "pass", ReleaseLine: "Performance: The base is x.", Published: true, FinalAttempt: 1, Updated: t0.Add(2 * time.Minute)},
+			{Repository: "acme/api", RunID: 4, RunAttempt: 1, Event: "pull_request", HeadSHA: sha(4), PR: 7, Verdict: verdict.WordPending, Updated: t0.Add(3 * time.Minute)},
+			{Repository: "other/svc", RunID: 1, RunAttempt: 1, Event: "push", HeadSHA: sha(1), Verdict: "pass", Updated: t0},
 		}
 		for i := range runs {
 			if err := st.PutRun(ctx, &runs[i]); err != nil {
@@ -176,7 +181,7 @@ func TestRunsByEveryKey(t *testing.T) {
 				t.Errorf("%s: runs %v, want %v", tc.name, ids, tc.want)
 			}
 		}
-		r, err := st.GetRun(ctx, "acme/api", 3)
+		r, err := st.GetRun(ctx, key("acme/api", 3))
 		if err != nil || r.ReleaseLine != "Performance: The base is x." || !r.Published || r.BaseSHA != sha(30) || !r.Updated.Equal(t0.Add(2*time.Minute)) {
 			t.Errorf("GetRun = %+v, %v", r, err)
 		}
@@ -188,7 +193,7 @@ func TestRunsByEveryKey(t *testing.T) {
 		if err := st.PutRun(ctx, &runs[3]); err != nil {
 			t.Fatal(err)
 		}
-		if r, _ := st.GetRun(ctx, "acme/api", 4); r.Verdict != "pass" {
+		if r, _ := st.GetRun(ctx, key("acme/api", 4)); r.Verdict != "pass" {
 			t.Errorf("PutRun did not replace the verdict: %q", r.Verdict)
 		}
 		latest, err := st.Latest(ctx, "acme/api", 2)
@@ -199,7 +204,7 @@ func TestRunsByEveryKey(t *testing.T) {
 		if err != nil || strings.Join(repos, ",") != "acme/api,other/svc" {
 			t.Errorf("Repositories = %v, %v", repos, err)
 		}
-		if _, err := st.GetRun(ctx, "acme/api", 99); !errors.Is(err, verdict.ErrNotFound) {
+		if _, err := st.GetRun(ctx, key("acme/api", 99)); !errors.Is(err, verdict.ErrNotFound) {
 			t.Errorf("GetRun of an absent run: %v", err)
 		}
 	})
@@ -256,7 +261,7 @@ func TestTrendsAndTokens(t *testing.T) {
 			if _, _, err := st.PutAttempt(ctx, a, nil); err != nil {
 				t.Fatal(err)
 			}
-			r := verdict.Run{Repository: "acme/api", RunID: int64(i), Event: "push", HeadSHA: sha(i), Verdict: "pass", FinalAttempt: 1, Updated: t0.Add(time.Duration(i) * time.Minute)}
+			r := verdict.Run{Repository: "acme/api", RunID: int64(i), RunAttempt: 1, Event: "push", HeadSHA: sha(i), Verdict: "pass", FinalAttempt: 1, Updated: t0.Add(time.Duration(i) * time.Minute)}
 			if i == 3 {
 				r.Verdict, r.FinalAttempt = verdict.WordPending, 0
 			}

@@ -10,8 +10,9 @@ import (
 	"github.com/perfgate/perfgate/internal/verdict"
 )
 
-const runColumns = `repo, run_id, event, head_sha, base_sha, pr, merge_group_sha, tag, plan,
-	verdict, title, final_attempt, release_line, published, publish_error, updated_ns`
+const runColumns = `repo, run_id, run_attempt, event, head_sha, base_sha, pr, merge_group_sha, tag, plan,
+	verdict, title, final_attempt, release_line, published, published_check, published_comment,
+	published_release, publish_error, updated_ns`
 
 // PutRun inserts or replaces a run's header and verdict.
 func (db *DB) PutRun(ctx context.Context, r *verdict.Run) error {
@@ -29,47 +30,71 @@ type execer interface {
 
 func putRun(ctx context.Context, ex execer, r *verdict.Run) error {
 	_, err := ex.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-		ON CONFLICT (repo, run_id) DO UPDATE SET event = excluded.event, head_sha = excluded.head_sha,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+		ON CONFLICT (repo, run_id, run_attempt, plan) DO UPDATE SET event = excluded.event, head_sha = excluded.head_sha,
 			base_sha = excluded.base_sha, pr = excluded.pr, merge_group_sha = excluded.merge_group_sha,
-			tag = excluded.tag, plan = excluded.plan, verdict = excluded.verdict, title = excluded.title,
+			tag = excluded.tag, verdict = excluded.verdict, title = excluded.title,
 			final_attempt = excluded.final_attempt, release_line = excluded.release_line,
-			published = excluded.published, publish_error = excluded.publish_error, updated_ns = excluded.updated_ns`,
-		r.Repository, r.RunID, r.Event, r.HeadSHA, r.BaseSHA, r.PR, r.MergeGroupSHA, r.Tag, r.Plan,
-		r.Verdict, r.Title, r.FinalAttempt, r.ReleaseLine, b2i(r.Published), r.PublishError, r.Updated.UnixNano())
+			published = excluded.published, published_check = excluded.published_check,
+			published_comment = excluded.published_comment, published_release = excluded.published_release,
+			publish_error = excluded.publish_error, updated_ns = excluded.updated_ns`,
+		r.Repository, r.RunID, r.RunAttempt, r.Event, r.HeadSHA, r.BaseSHA, r.PR, r.MergeGroupSHA, r.Tag, r.Plan,
+		r.Verdict, r.Title, r.FinalAttempt, r.ReleaseLine, b2i(r.Published), b2i(r.Targets.Check), b2i(r.Targets.Comment),
+		b2i(r.Targets.Release), r.PublishError, r.Updated.UnixNano())
 	if err != nil {
-		return fmt.Errorf("storing run %d of %s: %w", r.RunID, r.Repository, err)
+		return fmt.Errorf("storing %s: %w", r.Key(), err)
 	}
 	return nil
 }
 
 func scanRun(s scanner) (verdict.Run, error) {
 	var r verdict.Run
-	var published int
+	var published, check, comment, release int
 	var ns int64
-	err := s.Scan(&r.Repository, &r.RunID, &r.Event, &r.HeadSHA, &r.BaseSHA, &r.PR, &r.MergeGroupSHA, &r.Tag, &r.Plan,
-		&r.Verdict, &r.Title, &r.FinalAttempt, &r.ReleaseLine, &published, &r.PublishError, &ns)
+	err := s.Scan(&r.Repository, &r.RunID, &r.RunAttempt, &r.Event, &r.HeadSHA, &r.BaseSHA, &r.PR, &r.MergeGroupSHA, &r.Tag, &r.Plan,
+		&r.Verdict, &r.Title, &r.FinalAttempt, &r.ReleaseLine, &published, &check, &comment, &release, &r.PublishError, &ns)
 	r.Published = published == 1
+	r.Targets = verdict.Targets{Check: check == 1, Comment: comment == 1, Release: release == 1}
 	r.Updated = time.Unix(0, ns).UTC()
 	return r, err
 }
 
 // GetRun returns one run's header and verdict, without its attempts.
-func (db *DB) GetRun(ctx context.Context, repo string, runID int64) (verdict.Run, error) {
-	r, err := scanRun(db.sql.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE repo = $1 AND run_id = $2`, repo, runID))
+func (db *DB) GetRun(ctx context.Context, k verdict.RunKey) (verdict.Run, error) {
+	r, err := scanRun(db.sql.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE `+keyWhere, keyArgs(k)...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, verdict.ErrNotFound
 	}
 	if err != nil {
-		return r, fmt.Errorf("reading run %d of %s: %w", runID, repo, err)
+		return r, fmt.Errorf("reading %s: %w", k, err)
 	}
 	return r, nil
+}
+
+// Unpublished returns the final runs updated since whose verdict has not
+// all reached GitHub, oldest first, without their attempts.
+func (db *DB) Unpublished(ctx context.Context, since int64, n int) ([]verdict.Run, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+runColumns+` FROM runs
+		WHERE published = 0 AND updated_ns >= $1 AND final_attempt > 0 ORDER BY updated_ns, run_id LIMIT $2`, since, limit(n))
+	if err != nil {
+		return nil, fmt.Errorf("reading the runs not published: %w", err)
+	}
+	defer rows.Close()
+	var out []verdict.Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("reading the runs not published: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 // Runs returns the runs q selects, newest first.
 func (db *DB) Runs(ctx context.Context, q verdict.Query) ([]verdict.Run, error) {
 	sel := `SELECT ` + runColumns + ` FROM runs WHERE repo = $1 AND `
-	order := ` ORDER BY updated_ns DESC, run_id DESC LIMIT $3`
+	order := ` ORDER BY updated_ns DESC, run_id DESC, run_attempt DESC, plan LIMIT $3`
 	switch {
 	case q.SHA != "":
 		// A SHA names the judged commit or the merge queue's head commit:
@@ -89,7 +114,7 @@ func (db *DB) Runs(ctx context.Context, q verdict.Query) ([]verdict.Run, error) 
 // Latest returns repo's newest runs.
 func (db *DB) Latest(ctx context.Context, repo string, n int) ([]verdict.Run, error) {
 	return db.queryRuns(ctx, `SELECT `+runColumns+` FROM runs WHERE repo = $1
-		ORDER BY updated_ns DESC, run_id DESC LIMIT $2`, repo, limit(n))
+		ORDER BY updated_ns DESC, run_id DESC, run_attempt DESC, plan LIMIT $2`, repo, limit(n))
 }
 
 func limit(n int) int {
@@ -128,7 +153,7 @@ func (db *DB) queryRuns(ctx context.Context, query string, args ...any) ([]verdi
 }
 
 func (db *DB) fillAttempts(ctx context.Context, r *verdict.Run) error {
-	as, err := db.RunAttempts(ctx, r.Repository, r.RunID)
+	as, err := db.RunAttempts(ctx, r.Key())
 	if err != nil {
 		return err
 	}

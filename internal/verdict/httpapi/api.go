@@ -25,7 +25,11 @@ func (s *server) postAttempt(w http.ResponseWriter, r *http.Request) {
 	if !decodeStrict(w, r, s.maxBody, &sub) {
 		return
 	}
-	if err := mayActFor(who, sub.Facts.Repository); err != nil {
+	if err := mayActFor(who.repo, sub.Facts.Repository); err != nil {
+		s.refuse(w, r, err)
+		return
+	}
+	if err := s.auth.bind(r.Context(), who, sub.Facts); err != nil {
 		s.refuse(w, r, err)
 		return
 	}
@@ -78,9 +82,8 @@ func intParam(w http.ResponseWriter, q url.Values, name string) (int64, bool) {
 
 // decisionAnswer is GET /v1/decision's body.
 type decisionAnswer struct {
-	Repository string `json:"repository"`
-	RunID      int64  `json:"run_id"`
-	Attempt    int    `json:"attempt"`
+	verdict.RunKey
+	Attempt int `json:"attempt"`
 	verdict.Decision
 }
 
@@ -88,7 +91,7 @@ func (s *server) getDecision(w http.ResponseWriter, r *http.Request) {
 	if !allow(w, r, http.MethodGet) {
 		return
 	}
-	q, ok := params(w, r, "repo", "run_id", "attempt")
+	q, ok := params(w, r, "repo", "run_id", "run_attempt", "plan", "attempt")
 	if !ok {
 		return
 	}
@@ -96,16 +99,25 @@ func (s *server) getDecision(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// A client from before run attempts were keyed sends none: its
+	// attempts are the first run attempt's.
+	runAttempt := int64(1)
+	if q.Has("run_attempt") {
+		if runAttempt, ok = intParam(w, q, "run_attempt"); !ok {
+			return
+		}
+	}
 	n, ok := intParam(w, q, "attempt")
 	if !ok || !s.canRead(w, r, q.Get("repo")) {
 		return
 	}
-	d, err := s.svc.Decision(r.Context(), q.Get("repo"), run, int(n))
+	k := verdict.RunKey{Repository: q.Get("repo"), RunID: run, RunAttempt: int(runAttempt), Plan: q.Get("plan")}
+	d, err := s.svc.Decision(r.Context(), k, int(n))
 	if err != nil {
-		s.writeServiceError(w, r, fmt.Errorf("attempt %d of run %d of %s: %w (POST /v1/attempts first)", n, run, q.Get("repo"), err))
+		s.writeServiceError(w, r, fmt.Errorf("attempt %d of %s: %w (POST /v1/attempts first)", n, k, err))
 		return
 	}
-	writeJSON(w, http.StatusOK, decisionAnswer{Repository: q.Get("repo"), RunID: run, Attempt: int(n), Decision: d})
+	writeJSON(w, http.StatusOK, decisionAnswer{RunKey: k, Attempt: int(n), Decision: d})
 }
 
 func (s *server) getVerdicts(w http.ResponseWriter, r *http.Request) {
@@ -152,7 +164,7 @@ func (s *server) getReleaseLine(w http.ResponseWriter, r *http.Request) {
 	if !allow(w, r, http.MethodGet) {
 		return
 	}
-	q, ok := params(w, r, "repo", "tag")
+	q, ok := params(w, r, "repo", "tag", "plan")
 	if !ok {
 		return
 	}
@@ -163,10 +175,14 @@ func (s *server) getReleaseLine(w http.ResponseWriter, r *http.Request) {
 	if !s.canRead(w, r, q.Get("repo")) {
 		return
 	}
-	line, err := s.svc.ReleaseLine(r.Context(), q.Get("repo"), q.Get("tag"))
+	line, err := s.svc.ReleaseLine(r.Context(), q.Get("repo"), q.Get("tag"), q.Get("plan"))
 	if err != nil {
 		s.writeServiceError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"repository": q.Get("repo"), "tag": q.Get("tag"), "line": line})
+	answer := map[string]string{"repository": q.Get("repo"), "tag": q.Get("tag"), "line": line}
+	if q.Get("plan") != "" {
+		answer["plan"] = q.Get("plan")
+	}
+	writeJSON(w, http.StatusOK, answer)
 }

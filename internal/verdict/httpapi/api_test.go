@@ -120,6 +120,10 @@ func TestAPI(t *testing.T) {
 		{"decision retry", "GET", "/v1/decision?repo=acme/api&run_id=1&attempt=1", "", nil, 200, `"next":"retry"`},
 		{"decision final", "GET", "/v1/decision?repo=acme/api&run_id=1&attempt=2", "", nil, 200, `"next":"final"`},
 		{"decision of nothing", "GET", "/v1/decision?repo=acme/api&run_id=1&attempt=3", "", nil, 404, "POST /v1/attempts first"},
+		{"decision of run attempt 1 named", "GET", "/v1/decision?repo=acme/api&run_id=1&run_attempt=1&attempt=2", "", nil, 200, `"run_attempt":1`},
+		{"decision of a re-run never posted", "GET", "/v1/decision?repo=acme/api&run_id=1&run_attempt=2&attempt=1", "", nil, 404, "run attempt 2"},
+		{"decision of another plan never posted", "GET", "/v1/decision?repo=acme/api&run_id=1&plan=search&attempt=1", "", nil, 404, "plan search"},
+		{"decision bad run attempt", "GET", "/v1/decision?repo=acme/api&run_id=1&run_attempt=0&attempt=1", "", nil, 400, `"field":"run_attempt"`},
 		{"decision bad number", "GET", "/v1/decision?repo=acme/api&run_id=x&attempt=1", "", nil, 400, `"field":"run_id"`},
 		{"unknown parameter", "GET", "/v1/decision?repo=acme/api&run_id=1&attempt=1&run=2", "", nil, 400, `unknown parameter \"run\"`},
 		{"no repo", "GET", "/v1/verdicts?sha=" + sha(0xabc), "", nil, 400, `"field":"repo"`},
@@ -168,6 +172,18 @@ func TestReleaseLineConflict(t *testing.T) {
 	got = a.do(t, "GET", "/v1/release-line?repo=acme/api&tag=v2.0.0", "", nil)
 	if got.status != 200 || got.body["line"] != "Performance: The base is `4f1c2a9e8d7b`, the merge base with main." {
 		t.Errorf("release line with a base: %d %s", got.status, got.raw)
+	}
+	// Each plan has its line: the search plan's run is found by plan=.
+	search := bytes.Replace(withBase, []byte(`"run_id":6`), []byte(`"plan":"search","run_id":6`), 1)
+	if got := a.do(t, "POST", "/v1/attempts", a.token, search); got.status != 201 {
+		t.Fatalf("posting the search plan's attempt of run 6: %d %s", got.status, got.raw)
+	}
+	got = a.do(t, "GET", "/v1/release-line?repo=acme/api&tag=v2.0.0&plan=search", "", nil)
+	if got.status != 200 || got.body["plan"] != "search" || !strings.HasPrefix(fmt.Sprint(got.body["line"]), "Performance: ") {
+		t.Errorf("the search plan's release line: %d %s", got.status, got.raw)
+	}
+	if got := a.do(t, "GET", "/v1/release-line?repo=acme/api&tag=v2.0.0&plan=web", "", nil); got.status != 404 || !strings.Contains(got.raw, "plan web") {
+		t.Errorf("a plan with no run for the tag: %d %s, want 404", got.status, got.raw)
 	}
 }
 

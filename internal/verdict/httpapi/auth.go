@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 
@@ -56,24 +57,59 @@ type Auth struct {
 	TokenRepository func(ctx context.Context, hash string) (string, error)
 	// ReadsPublic lets anyone read verdicts and the page.
 	ReadsPublic bool
+	// Runs, when set (the service has GitHub credentials), confirms each
+	// posted attempt against GitHub's record of its run before it is filed
+	// and published: head SHA, event, run attempt and pull request.
+	Runs verdict.RunRecords
 }
 
 // OIDC verifies GitHub Actions OIDC tokens: the issuer's signature and
 // expiry, the configured audience, and a repository allow-list bound to
 // repository_id (names change on renames and transfers, and the sub
 // claim's format changes for repositories created after 2026-07-15; the
-// id does not).
+// id does not). A write is further bound to the token's run (bind.go).
 type OIDC struct {
 	Issuer   string
 	Audience string
 	// Allow maps a repository_id to the owner/name it may write for.
 	Allow map[int64]string
+	// Workflows are the workflows whose jobs may post their own run's
+	// attempts, matched against the token's job_workflow_ref (see
+	// WorkflowMatches); nil is DefaultWorkflows.
+	Workflows []string
+	// Relays are the workflows that may post another run's attempts: a
+	// fork pull request's, on workflow_run (workflows/perf-relay.yml);
+	// nil is DefaultRelays.
+	Relays []string
+	// UseTokenID records a token's jti as used until it expires and says
+	// false when it was used before (a replay); nil checks no replays.
+	UseTokenID func(ctx context.Context, jti string, expires time.Time) (bool, error)
 	// Client fetches the issuer's discovery document and keys; nil is
 	// http.DefaultClient.
 	Client *http.Client
 
 	mu       sync.Mutex
 	verifier *oidc.IDTokenVerifier
+}
+
+// actionsClaims are the claims of a GitHub Actions OIDC token this service
+// reads; GitHub sends the numbers as strings.
+type actionsClaims struct {
+	Repository     string          `json:"repository"`
+	RepositoryID   json.RawMessage `json:"repository_id"`
+	RunID          string          `json:"run_id"`
+	RunAttempt     string          `json:"run_attempt"`
+	EventName      string          `json:"event_name"`
+	Ref            string          `json:"ref"`
+	JobWorkflowRef string          `json:"job_workflow_ref"`
+	JTI            string          `json:"jti"`
+}
+
+// credential is who a request is: the repository it writes for and, for
+// an OIDC token, the token's claims (nil for a repository token).
+type credential struct {
+	repo   string
+	claims *actionsClaims
 }
 
 // authError is a refusal: 401 when who is asking is unknown, 403 when
@@ -93,26 +129,25 @@ func forbidden(format string, a ...any) error {
 	return &authError{status: http.StatusForbidden, msg: fmt.Sprintf(format, a...)}
 }
 
-// authorize says whether r may act for repo; it returns the repository
-// its credential stands for.
-func (a *Auth) authorize(r *http.Request, repo string) (string, error) {
+// authorize says whether r may act for repo; it returns its credential.
+func (a *Auth) authorize(r *http.Request, repo string) (credential, error) {
 	raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	raw = strings.TrimSpace(raw)
 	if !ok || raw == "" {
-		return "", unauthorized("no credential: send Authorization: Bearer <the job's OIDC token or the repository's token>")
+		return credential{}, unauthorized("no credential: send Authorization: Bearer <the job's OIDC token or the repository's token>")
 	}
-	var who string
+	var who credential
 	var err error
 	if strings.HasPrefix(raw, TokenPrefix) {
-		who, err = a.token(r.Context(), raw)
+		who.repo, err = a.token(r.Context(), raw)
 	} else {
 		who, err = a.oidc(r.Context(), raw)
 	}
 	if err != nil {
-		return "", err
+		return credential{}, err
 	}
 	if repo != "" {
-		return who, mayActFor(who, repo)
+		return who, mayActFor(who.repo, repo)
 	}
 	return who, nil
 }
@@ -139,39 +174,60 @@ func (a *Auth) token(ctx context.Context, raw string) (string, error) {
 	return repo, nil
 }
 
-func (a *Auth) oidc(ctx context.Context, raw string) (string, error) {
+func (a *Auth) oidc(ctx context.Context, raw string) (credential, error) {
 	o := a.OIDC
 	if o == nil {
-		return "", unauthorized("this service accepts no OIDC tokens: send the repository's token (pgv_...)")
+		return credential{}, unauthorized("this service accepts no OIDC tokens: send the repository's token (pgv_...)")
 	}
 	v, err := o.verifierFor(ctx)
 	if err != nil {
-		return "", err
+		return credential{}, err
 	}
 	tok, err := v.Verify(ctx, raw)
 	if err != nil {
 		var exp *oidc.TokenExpiredError
 		if errors.As(err, &exp) {
-			return "", unauthorized("the OIDC token expired at %s: ask the job for a fresh one", exp.Expiry.UTC().Format("15:04:05Z"))
+			return credential{}, unauthorized("the OIDC token expired at %s: ask the job for a fresh one", exp.Expiry.UTC().Format("15:04:05Z"))
 		}
-		return "", unauthorized("the OIDC token does not verify against %s with audience %q: %v", o.Issuer, o.Audience, err)
+		return credential{}, unauthorized("the OIDC token does not verify against %s with audience %q: %v", o.Issuer, o.Audience, err)
 	}
-	var c struct {
-		Repository   string          `json:"repository"`
-		RepositoryID json.RawMessage `json:"repository_id"`
-	}
+	var c actionsClaims
 	if err := tok.Claims(&c); err != nil {
-		return "", unauthorized("reading the OIDC token's claims: %v", err)
+		return credential{}, unauthorized("reading the OIDC token's claims: %v", err)
 	}
 	id, err := strconv.ParseInt(strings.Trim(string(c.RepositoryID), `"`), 10, 64)
 	if err != nil {
-		return "", forbidden("the OIDC token has no numeric repository_id claim (%s)", c.RepositoryID)
+		return credential{}, forbidden("the OIDC token has no numeric repository_id claim (%s)", c.RepositoryID)
 	}
 	name, ok := o.Allow[id]
 	if !ok {
-		return "", forbidden("repository %s (repository_id %d) is not on this service's allow-list: add --allow-repo %s=%d", c.Repository, id, c.Repository, id)
+		return credential{}, forbidden("repository %s (repository_id %d) is not on this service's allow-list: add --allow-repo %s=%d", c.Repository, id, c.Repository, id)
 	}
-	return name, nil
+	if err := o.once(ctx, c.JTI, tok.Expiry); err != nil {
+		return credential{}, err
+	}
+	return credential{repo: name, claims: &c}, nil
+}
+
+// once accepts a token's id (jti) once within the token's life: a token
+// captured from a log or a proxy cannot be sent again. The client asks the
+// job for a fresh token for every request, so an honest retry never
+// repeats one.
+func (o *OIDC) once(ctx context.Context, jti string, expires time.Time) error {
+	if o.UseTokenID == nil {
+		return nil
+	}
+	if jti == "" {
+		return unauthorized("the OIDC token has no jti claim, so a replay of it could not be told apart: send a GitHub Actions token")
+	}
+	fresh, err := o.UseTokenID(ctx, jti, expires)
+	if err != nil {
+		return fmt.Errorf("checking the OIDC token for a replay: %w", err)
+	}
+	if !fresh {
+		return unauthorized("the OIDC token (jti %s) was already used: each request needs a fresh token from the job (a replayed token is refused)", jti)
+	}
+	return nil
 }
 
 // verifierFor discovers the issuer's keys once; a failed discovery is

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/verdict"
 )
 
@@ -16,7 +17,7 @@ import (
 var templateFiles embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"short": shortSHA,
+	"short": event.ShortSHA,
 	"when":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04Z") },
 	"pct":   func(f float64) string { return fmt.Sprintf("%.0f %%", 100*f) },
 }).ParseFS(templateFiles, "templates/*.html"))
@@ -97,7 +98,7 @@ func (s *server) indexPage(w http.ResponseWriter, r *http.Request) {
 			s.refuse(w, r, err)
 			return
 		}
-		repos = []string{who}
+		repos = []string{who.repo}
 	}
 	p := indexPage{Title: "repositories"}
 	for _, name := range repos {

@@ -165,3 +165,39 @@ func TestPageInChromium(t *testing.T) {
 	}
 	fmt.Fprintf(os.Stderr, "page screenshot %dx%d\n", got.Width, got.Height)
 }
+
+// TestPageShowsReRunsAndPlans: a re-run's row says its run attempt, and a
+// second plan's metrics are trends of their own, named after the plan.
+func TestPageShowsReRunsAndPlans(t *testing.T) {
+	svc := verdict.New(dbtest.Open(t, "sqlite"), verdict.Config{})
+	rep, err := json.Marshal(reporttest.Pass())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		runAttempt int
+		plan       string
+	}{{1, ""}, {2, ""}, {1, "search"}} {
+		exit := 0
+		_, err := svc.Ingest(context.Background(), verdict.Submission{Facts: verdict.Facts{Repository: "acme/api", Event: "push",
+			HeadSHA: sha(0x77), RunID: 7, RunAttempt: f.runAttempt, Plan: f.plan, Attempt: 1, CPUModel: "AMD EPYC 7763", ExitCode: &exit}, Report: rep})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{}))
+	t.Cleanup(srv.Close)
+	resp, err := srv.Client().Get(srv.URL + "/r/acme/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	b.ReadFrom(resp.Body)
+	metric := reporttest.Pass().Verdict.Metrics[0].ID
+	for _, want := range []string{"7 (run attempt 2)", "(search)", "search: " + metric} {
+		if !bytes.Contains(b.Bytes(), []byte(want)) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}

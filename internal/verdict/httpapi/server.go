@@ -1,6 +1,3 @@
-// Package httpapi is the verdict service over HTTP: the JSON API under
-// /v1, the server-rendered page, health, readiness and Prometheus metrics.
-// docs/verdictd.md lists every route, field and status.
 package httpapi
 
 import (

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/verdict"
 )
 
@@ -56,15 +57,8 @@ func trendSVG(t verdict.Trend) template.HTML {
 		if p.Fail {
 			color = "#cf222e"
 		}
-		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>run %d (%s): x%.3f</title></circle>`, x(i), y(p.Ratio), color, p.RunID, shortSHA(p.HeadSHA), p.Ratio)
+		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>run %d (%s): x%.3f</title></circle>`, x(i), y(p.Ratio), color, p.RunID, event.ShortSHA(p.HeadSHA), p.Ratio)
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
-}
-
-func shortSHA(s string) string {
-	if len(s) > 10 {
-		return s[:10]
-	}
-	return s
 }

@@ -15,14 +15,17 @@ import (
 // the caller set no deadline.
 const requestTimeout = 30 * time.Second
 
-// Credentials are how perfgate signs in to GitHub: a token (GITHUB_TOKEN
-// or another installation token), or a GitHub App by its ID, the ID of its
-// installation on the repository's owner and its private key (PEM). Exactly
-// one of the two. Printing Credentials never shows the token or the key.
+// Credentials are how perfgate signs in to GitHub: a GitHub App by its ID
+// and private key (PEM), or a token. Only an App may create check runs, so
+// the App is the way a verdict service publishes; a token serves the
+// action's own job (its GITHUB_TOKEN) and tests. The App signs each
+// repository's requests as its installation on the repository's owner,
+// found through the App's installations; InstallationID pins one instead.
+// Printing Credentials never shows the token or the key.
 type Credentials struct {
 	Token          string
 	AppID          int64
-	InstallationID int64
+	InstallationID int64 // 0: the App's installation on each owner
 	PrivateKey     []byte
 }
 
@@ -31,8 +34,10 @@ func (c Credentials) String() string {
 	switch {
 	case c.Token != "" && c.AppID == 0:
 		return "GitHub token (redacted)"
-	case c.AppID != 0:
+	case c.AppID != 0 && c.InstallationID != 0:
 		return fmt.Sprintf("GitHub App %d, installation %d (key redacted)", c.AppID, c.InstallationID)
+	case c.AppID != 0:
+		return fmt.Sprintf("GitHub App %d, its installation on each owner (key redacted)", c.AppID)
 	}
 	return "no GitHub credentials"
 }
@@ -45,18 +50,18 @@ func (c Credentials) check() error {
 	app := c.AppID != 0 || c.InstallationID != 0 || len(c.PrivateKey) > 0
 	switch {
 	case c.Token != "" && app:
-		return errors.New("GitHub credentials: give a token or a GitHub App (ID, installation ID, private key), not both")
+		return errors.New("GitHub credentials: give a token or a GitHub App (ID and private key), not both")
 	case c.Token != "":
 		if strings.TrimSpace(c.Token) != c.Token || strings.ContainsAny(c.Token, " \n\r\t") {
 			return errors.New("GitHub credentials: the token holds white space (a stray newline from a file?)")
 		}
 		return nil
 	case !app:
-		return errors.New("GitHub credentials: none given (want a token, or a GitHub App's ID, installation ID and private key)")
+		return errors.New("GitHub credentials: none given (want a GitHub App's ID and private key, or a token)")
 	case c.AppID <= 0:
 		return errors.New("GitHub credentials: the GitHub App's ID is missing (it is on the App's settings page)")
-	case c.InstallationID <= 0:
-		return errors.New("GitHub credentials: the App's installation ID is missing (the number at the end of the installation's settings URL)")
+	case c.InstallationID < 0:
+		return errors.New("GitHub credentials: the App's installation ID is not a GitHub ID (leave it out to use the App's installation on each owner)")
 	case len(c.PrivateKey) == 0:
 		return errors.New("GitHub credentials: the App's private key is missing (a PEM file from the App's settings page)")
 	}
@@ -65,9 +70,10 @@ func (c Credentials) check() error {
 
 // New builds a Client that signs in with creds, against apiURL ("" for
 // api.github.com). With a token every request carries it; with an App,
-// ghinstallation trades a short-lived App JWT (two minutes) for an
-// installation token at POST /app/installations/{id}/access_tokens and
-// renews it a minute before it expires (they last an hour).
+// ghinstallation trades a short-lived App JWT (ten minutes at most) for an
+// installation token at POST /app/installations/{id}/access_tokens, per
+// owner (installations.go), and renews it a minute before it expires
+// (they last an hour).
 func New(creds Credentials, apiURL string) (*Client, error) {
 	if err := creds.check(); err != nil {
 		return nil, err
@@ -79,14 +85,16 @@ func New(creds Credentials, apiURL string) (*Client, error) {
 			return nil, err
 		}
 		c.gh = c.gh.WithAuthToken(creds.Token)
+		c.token = creds.Token
 		return c, nil
 	}
-	itr, err := ghinstallation.New(transport, creds.AppID, creds.InstallationID, creds.PrivateKey)
+	apps, err := ghinstallation.NewAppsTransport(transport, creds.AppID, creds.PrivateKey)
 	if err != nil {
 		// ghinstallation's message says only that the PEM did not parse;
 		// it never quotes the key.
 		return nil, fmt.Errorf("GitHub App %d: reading its private key: %w", creds.AppID, err)
 	}
+	in := &installations{apps: apps, prefix: "/", pinned: creds.InstallationID}
 	if apiURL != "" {
 		u, err := apiBase(apiURL)
 		if err != nil {
@@ -94,12 +102,15 @@ func New(creds Credentials, apiURL string) (*Client, error) {
 		}
 		// ghinstallation joins "/app/installations/..." to a base without
 		// the trailing slash.
-		itr.BaseURL = strings.TrimSuffix(u.String(), "/")
+		apps.BaseURL = strings.TrimSuffix(u.String(), "/")
+		in.prefix = u.Path
 	}
-	c, err := newClient(&http.Client{Transport: itr, Timeout: requestTimeout}, apiURL)
+	c, err := newClient(&http.Client{Transport: in, Timeout: requestTimeout}, apiURL)
 	if err != nil {
 		return nil, err
 	}
+	in.list = listInstallations(c.gh)
 	c.appID = creds.AppID
+	c.installations = in
 	return c, nil
 }

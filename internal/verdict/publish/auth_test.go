@@ -102,7 +102,7 @@ func TestCredentialsRefusedAndNeverPrinted(t *testing.T) {
 		{"none", Credentials{}, "none given"},
 		{"both", Credentials{Token: fakeToken, AppID: 1, InstallationID: 2, PrivateKey: keyPEM}, "not both"},
 		{"token with a newline", Credentials{Token: fakeToken + "\n"}, "white space"},
-		{"app without installation", Credentials{AppID: 1, PrivateKey: keyPEM}, "installation ID is missing"},
+		{"installation ID not an ID", Credentials{AppID: 1, InstallationID: -2, PrivateKey: keyPEM}, "installation ID is not a GitHub ID"},
 		{"app without key", Credentials{AppID: 1, InstallationID: 2}, "private key is missing"},
 		{"installation without app", Credentials{InstallationID: 2, PrivateKey: keyPEM}, "App's ID is missing"},
 		{"key that is not PEM", Credentials{AppID: 1, InstallationID: 2, PrivateKey: []byte("not a key")}, "reading its private key"},
@@ -142,7 +142,7 @@ func TestFromEnv(t *testing.T) {
 		{"nothing", map[string]string{}, "no GitHub credentials"},
 		{"app ID not a number", map[string]string{EnvAppID: "my-app", EnvInstallationID: "77", EnvAppKeyFile: keyFile}, EnvAppID + `: "my-app" is not a GitHub ID`},
 		{"missing key file", map[string]string{EnvAppID: "4242", EnvInstallationID: "77", EnvAppKeyFile: filepath.Join(dir, "gone.pem")}, EnvAppKeyFile + ": reading"},
-		{"no installation", map[string]string{EnvAppID: "4242", EnvAppKeyFile: keyFile}, "installation ID is missing"},
+		{"an App without an installation ID: its installation on each owner", map[string]string{EnvAppID: "4242", EnvAppKeyFile: keyFile}, ""},
 		{"API address not a URL", map[string]string{EnvToken: fakeToken, EnvAPIURL: "ghe.example.com"}, "not an http(s) URL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -35,9 +35,10 @@ type CompleteCheckOptions struct {
 
 // StartCheck finds the check run named opts.Name on opts.SHA or creates it,
 // and marks it in_progress. A run already in progress is left as it is, so
-// calling again (a retried attempt arriving) changes nothing. A run already
-// completed is not reopened: a new run of the same name starts, and GitHub
-// shows and requires the newest run of a name.
+// calling again (a retried attempt arriving) changes nothing. A run
+// already completed is left as it is too: a head and plan have one check
+// run, and a re-run of the workflow ("Re-run all jobs") updates that run's
+// conclusion when its final attempt ends, never adding a second one.
 func (c *Client) StartCheck(ctx context.Context, owner, repo string, opts StartCheckOptions) (int64, error) {
 	if err := checkTarget(owner, repo, opts.SHA, opts.Name); err != nil {
 		return 0, err
@@ -46,7 +47,7 @@ func (c *Client) StartCheck(ctx context.Context, owner, repo string, opts StartC
 	if err != nil {
 		return 0, err
 	}
-	if run != nil && run.GetStatus() == "in_progress" {
+	if run != nil && (run.GetStatus() == "in_progress" || run.GetStatus() == "completed") {
 		return run.GetID(), nil
 	}
 	if run != nil && run.GetStatus() != "completed" {
@@ -106,9 +107,9 @@ func (c *Client) CompleteCheck(ctx context.Context, owner, repo string, opts Com
 	}
 	first, rest := splitBatch(annotations)
 
-	// The run to complete is the one in progress, or a new one when there
-	// is none (the start was never published) or only an earlier verdict:
-	// a finished run is never rewritten, a newer one supersedes it.
+	// The run to complete is the head and plan's one check run: in
+	// progress, or completed by an earlier run attempt (a re-run updates
+	// it), or a new one when the start was never published.
 	id, err := c.StartCheck(ctx, owner, repo, StartCheckOptions{SHA: opts.SHA, Name: opts.Name, DetailsURL: details})
 	if err != nil {
 		return 0, err

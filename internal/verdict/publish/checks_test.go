@@ -159,7 +159,10 @@ func TestChecksOfTwoPlansKeepApart(t *testing.T) {
 	}
 }
 
-func TestCompletedCheckIsSupersededNotReopened(t *testing.T) {
+// TestCompletedCheckIsUpdatedNotDuplicated: a head and plan have one check
+// run. A later run attempt ("Re-run all jobs") starting leaves the earlier
+// verdict standing, and its completion updates that same run.
+func TestCompletedCheckIsUpdatedNotDuplicated(t *testing.T) {
 	f := newFakeGitHub(t)
 	c := f.client()
 	ctx := context.Background()
@@ -168,19 +171,21 @@ func TestCompletedCheckIsSupersededNotReopened(t *testing.T) {
 	if err := c.CheckCompleted(ctx, target, verdict.Outcome{Word: verdict.WordRegression, Summary: "slow"}); err != nil {
 		t.Fatal(err)
 	}
-	// A re-run of the workflow starts a new run of the same name.
 	if err := c.CheckInProgress(ctx, target); err != nil {
 		t.Fatal(err)
+	}
+	if runs := f.runsOn(headSHA); len(runs) != 1 || runs[0].Conclusion != "failure" {
+		t.Fatalf("after a re-run started the runs are %+v, want the one failure standing", runs)
 	}
 	if err := c.CheckCompleted(ctx, target, verdict.Outcome{Word: verdict.WordPass, Summary: "fine"}); err != nil {
 		t.Fatal(err)
 	}
 	runs := f.runsOn(headSHA)
-	if len(runs) != 2 {
-		t.Fatalf("runs = %+v, want the first verdict and its successor", runs)
+	if len(runs) != 1 || runs[0].Conclusion != "success" || runs[0].Summary != "fine" {
+		t.Errorf("runs = %+v, want the one run updated to success", runs)
 	}
-	if runs[0].Conclusion != "failure" || runs[1].Conclusion != "success" || runs[1].ID <= runs[0].ID {
-		t.Errorf("runs = %+v, want the old failure kept and the newer success", runs)
+	if n := len(f.callsTo("POST", "/check-runs")); n != 1 {
+		t.Errorf("%d check runs created, want 1", n)
 	}
 }
 

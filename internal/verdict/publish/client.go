@@ -1,11 +1,3 @@
-// Package publish puts perfgate's verdicts where teams decide: a check run
-// on the commit GitHub shows, one comment per pull request and plan, and a
-// line in the release notes. It is the only package that imports go-github,
-// and it implements the verdict service's port (verdict.Publisher).
-//
-// One file per API area, as go-github lays them out: checks.go,
-// comments.go, releases.go, auth.go. Each area's functions take
-// (ctx, owner, repo, opts).
 package publish
 
 import (
@@ -24,6 +16,10 @@ type Client struct {
 	// search for its check runs leaves out other Apps' runs of the same
 	// name, which it could not update.
 	appID int64
+	// installations signs an App's requests per owner; nil for a token.
+	installations *installations
+	// token is the token signed in with, for Probe; "" for an App.
+	token string
 }
 
 // newClient points go-github at apiURL ("" for api.github.com; for GitHub

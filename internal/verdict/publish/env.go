@@ -20,7 +20,7 @@ const (
 
 // ErrNoCredentials is what FromEnv returns when no credentials were given,
 // so a service may run without publishing and say so.
-var ErrNoCredentials = errors.New("no GitHub credentials given (" + EnvToken + ", or " + EnvAppID + ", " + EnvInstallationID + " and " + EnvAppKeyFile + ")")
+var ErrNoCredentials = errors.New("no GitHub credentials given (" + EnvAppID + " and " + EnvAppKeyFile + ", or " + EnvToken + ")")
 
 // Settings are the GitHub settings as a service's flags or environment
 // give them: strings, checked here.
@@ -28,7 +28,7 @@ type Settings struct {
 	APIURL         string
 	Token          string
 	AppID          string
-	InstallationID string
+	InstallationID string // optional: the App's installation on each owner is found
 	AppKeyFile     string // the App's private key, a PEM file
 }
 
@@ -43,8 +43,8 @@ func SettingsFromEnv(getenv func(string) string) Settings {
 	}
 }
 
-// FromEnv builds the Client from settings: a token, or a GitHub App's ID,
-// installation ID and key file. An error names the setting to fix and never
+// FromEnv builds the Client from settings: a GitHub App's ID and key file
+// (and, optionally, the one installation to use), or a token. An error names the setting to fix and never
 // quotes the token or the key.
 func FromEnv(s Settings) (*Client, error) {
 	if s.Token == "" && s.AppID == "" && s.InstallationID == "" && s.AppKeyFile == "" {

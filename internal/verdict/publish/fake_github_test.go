@@ -53,6 +53,8 @@ type fakeGitHub struct {
 	releases []*fakeRelease
 	calls    []fakeCall
 	failures []fakeFailure
+	// workflowRuns are GitHub's records of runs (fake_runs_test.go).
+	workflowRuns map[int64]fakeWorkflowRun
 
 	// A GitHub App: the public half of its key, its ID and installation.
 	appKey         *rsa.PublicKey
@@ -122,6 +124,7 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 	api.HandleFunc("GET /repos/{owner}/{repo}/releases", f.listReleases)
 	api.HandleFunc("PATCH /repos/{owner}/{repo}/releases/{id}", f.editRelease)
 	api.HandleFunc("POST /app/installations/{id}/access_tokens", f.accessToken)
+	f.runRoutes(api)
 
 	mux := http.NewServeMux()
 	mux.Handle("/api-v3/", http.StripPrefix("/api-v3", f.middleware(api)))

@@ -33,8 +33,8 @@ func (c *Client) UpsertComment(ctx context.Context, t verdict.CheckTarget, markd
 	return err
 }
 
-// SetReleaseLine puts line into the release body of tag once
-// (verdict.Publisher).
-func (c *Client) SetReleaseLine(ctx context.Context, owner, repo, tag, line string) error {
-	return c.SetReleaseNotesLine(ctx, owner, repo, ReleaseLineOptions{Tag: tag, Line: line})
+// SetReleaseLine puts line into the release body of tag once, between
+// t.Plan's markers (verdict.Publisher).
+func (c *Client) SetReleaseLine(ctx context.Context, t verdict.CheckTarget, tag, line string) error {
+	return c.SetReleaseNotesLine(ctx, t.Owner, t.Repo, ReleaseLineOptions{Tag: tag, Plan: t.Plan, Line: line})
 }

@@ -2,14 +2,20 @@ package publish
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/internal/verdict"
 )
 
 const line = "Performance gate: compared with v1.3.0 (the previous release tag); pass."
 
 func TestReleaseLineWrittenOnce(t *testing.T) {
+	releaseLineStart, releaseLineEnd := ReleaseLineMarkers("")
 	block := releaseLineStart + "\n" + line + "\n" + releaseLineEnd
+	searchStart, searchEnd := ReleaseLineMarkers("search")
+	searchBlock := searchStart + "\nPerformance: search\n" + searchEnd
 	for _, tc := range []struct {
 		name, body string
 		draft      bool
@@ -21,6 +27,9 @@ func TestReleaseLineWrittenOnce(t *testing.T) {
 			false, "notes\n\n" + block + "\n\nmore notes"},
 		{"a start marker without its end", "notes\n" + releaseLineStart + "\nkept text", false, "notes\n" + releaseLineStart + "\nkept text\n\n" + block},
 		{"draft release", "draft notes", true, "draft notes\n\n" + block},
+		{"two earlier lines become one", "notes\n\n" + block + "\n\n" + releaseLineStart + "\nPerformance gate: old\n" + releaseLineEnd + "\n\nend",
+			false, "notes\n\n" + block + "\n\nend"},
+		{"another plan's line kept", "notes\n\n" + searchBlock, false, "notes\n\n" + searchBlock + "\n\n" + block},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeGitHub(t)
@@ -29,7 +38,7 @@ func TestReleaseLineWrittenOnce(t *testing.T) {
 			c := f.client()
 			ctx := context.Background()
 			for range 2 {
-				if err := c.SetReleaseLine(ctx, "acme", "api", "v1.4.0", line); err != nil {
+				if err := c.SetReleaseLine(ctx, verdict.CheckTarget{Owner: "acme", Repo: "api"}, "v1.4.0", line); err != nil {
 					t.Fatalf("SetReleaseLine: %v", err)
 				}
 			}
@@ -60,9 +69,13 @@ func TestReleaseLineRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeGitHub(t)
 			f.addRelease("v1.4.0", "notes", false)
-			err := f.client().SetReleaseLine(context.Background(), "acme", "api", tc.tag, tc.line)
+			err := f.client().SetReleaseLine(context.Background(), verdict.CheckTarget{Owner: "acme", Repo: "api"}, tc.tag, tc.line)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one saying %q", err, tc.want)
+			}
+			// The service waits for a release that is not there yet.
+			if missing := tc.name == "no such release"; errors.Is(err, verdict.ErrNoRelease) != missing {
+				t.Errorf("errors.Is(%v, ErrNoRelease) = %v, want %v", err, !missing, missing)
 			}
 			if f.releaseBody("v1.4.0") != "notes" {
 				t.Error("the body changed")

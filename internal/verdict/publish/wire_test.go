@@ -41,7 +41,7 @@ func TestWireGolden(t *testing.T) {
 		},
 		func() error { return c.UpsertComment(ctx, target, "## perfgate: cannot judge") },
 		func() error {
-			return c.SetReleaseLine(ctx, "acme", "api", "v1.4.0", "Performance gate: compared with v1.3.0; pass.")
+			return c.SetReleaseLine(ctx, verdict.CheckTarget{Owner: "acme", Repo: "api"}, "v1.4.0", "Performance gate: compared with v1.3.0; pass.")
 		},
 	}
 	for i, step := range steps {

@@ -1,5 +1,3 @@
-// Package dbtest opens the verdict store for tests, over SQLite or a real
-// PostgreSQL, so every package runs its suite against both.
 package dbtest
 
 import (

@@ -1,6 +1,3 @@
-// Package apitest serves the verdict service's whole HTTP surface for
-// tests: a real SQLite store, a write token for acme/api, a loopback
-// httptest server closed in the test's Cleanup.
 package apitest
 
 import (

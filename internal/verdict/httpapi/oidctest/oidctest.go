@@ -1,6 +1,3 @@
-// Package oidctest is an OIDC issuer on loopback for tests: its discovery
-// document, its JWKS and tokens shaped like GitHub Actions', signed with
-// go-jose.
 package oidctest
 
 import (
@@ -36,7 +33,7 @@ func New(t testing.TB) *Issuer {
 		json.NewEncoder(w).Encode(map[string]any{
 			"issuer": is.URL, "jwks_uri": is.URL + "/.well-known/jwks",
 			"subject_types_supported": []string{"public", "pairwise"}, "response_types_supported": []string{"id_token"},
-			"claims_supported":                      []string{"sub", "aud", "exp", "iat", "iss", "repository", "repository_id"},
+			"claims_supported":                      []string{"sub", "aud", "exp", "iat", "iss", "jti", "repository", "repository_id", "run_id", "run_attempt", "event_name", "job_workflow_ref"},
 			"id_token_signing_alg_values_supported": []string{"RS256"},
 		})
 	})
@@ -49,15 +46,24 @@ func New(t testing.TB) *Issuer {
 	return is
 }
 
-// Claims are an Actions token's, for repository acme/api (id 4242),
-// valid for five minutes.
+// Workflow is the job_workflow_ref of Claims: a job of perfgate's
+// reusable workflow, called at its v1 tag.
+const Workflow = "perfgate/perfgate/.github/workflows/perf.yml@refs/tags/v1"
+
+// Claims are an Actions token's, for repository acme/api (id 4242), run 1
+// attempt 1 of a pull_request, from a job of Workflow, valid for five
+// minutes, with an id (jti) of its own.
 func (is *Issuer) Claims() map[string]any {
 	now := time.Now()
+	jti := make([]byte, 12)
+	rand.Read(jti)
 	return map[string]any{
 		"iss": is.URL, "aud": "perfgate-verdictd", "sub": "repo:acme/api:pull_request",
 		"iat": now.Add(-time.Minute).Unix(), "nbf": now.Add(-time.Minute).Unix(), "exp": now.Add(5 * time.Minute).Unix(),
+		"jti":        base64.RawURLEncoding.EncodeToString(jti),
 		"repository": "acme/api", "repository_id": "4242", "repository_owner_id": "77",
 		"event_name": "pull_request", "run_id": "1", "run_attempt": "1",
+		"job_workflow_ref": Workflow, "workflow_ref": "acme/api/.github/workflows/perf.yml@refs/pull/42/merge",
 	}
 }
 

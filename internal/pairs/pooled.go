@@ -1,19 +1,8 @@
 package pairs
 
 import (
-	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
-	"github.com/perfgate/perfgate/internal/plan"
 )
-
-// limits are the plan's thresholds as the judge measures them.
-func limits(ths []plan.Threshold) []judge.Limit {
-	out := make([]judge.Limit, len(ths))
-	for i, th := range ths {
-		out[i] = judge.Limit(th)
-	}
-	return out
-}
 
 // pooled merges, group by group, the stats of several measured windows.
 func pooled(results []*load.Result) []*load.GroupStats {

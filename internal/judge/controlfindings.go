@@ -1,23 +1,22 @@
-package report
+package judge
 
 import (
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/perfgate/perfgate/internal/judge"
 )
 
 // Controls is what the after-run checks found (internal/controls runs
 // them; docs/controls.md): the counters on the head, the store-write
 // accounting, the idle control and the variant control, with the lines
-// they added to the verdict. The report keeps it so that `perfgate
-// compare`, which judges the load figures again offline, applies the same
-// lines with the same effect: the checks compare with what was sent, not
-// with a tolerance, so judging again does not change them. Reports from
-// before it carry none. What the lines do to the verdict is the judge's
-// rule (judge.Verdict.AddChecks), not this package's.
+// they add to the verdict (Verdict.AddChecks says with what effect). It
+// lives here, beside that rule, so that the stage that runs the checks
+// and the report that keeps them both import it from below. The report
+// keeps it so that `perfgate compare`, which judges the load figures
+// again offline, applies the same lines with the same effect: the checks
+// compare with what was sent, not with a tolerance, so judging again does
+// not change them. Reports from before it carry none.
 type Controls struct {
 	// Failures are the head's failed checks (a regression), CannotJudge
 	// the controls that did not fail (the gate is blind), Notes every
@@ -105,10 +104,10 @@ func (r WritesResult) Line() string {
 // on the head while the planted poller ran, and whether its limits failed
 // (Caught), as they must.
 type IdleControl struct {
-	Plan   string           `json:"plan"`
-	Polls  int64            `json:"polls"`
-	Result judge.IdleResult `json:"result"`
-	Caught bool             `json:"caught"`
+	Plan   string     `json:"plan"`
+	Polls  int64      `json:"polls"`
+	Result IdleResult `json:"result"`
+	Caught bool       `json:"caught"`
 }
 
 // Line says the control's figures and limits.
