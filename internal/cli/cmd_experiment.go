@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -9,10 +10,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/event"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/experiment"
 	"github.com/perfgate/perfgate/internal/load"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/verdict"
+	"github.com/perfgate/perfgate/internal/verdict/client"
 )
 
 func init() {
@@ -32,6 +36,12 @@ func runExperiment(ctx context.Context, s *IO, args []string) error {
 	caFile := fs.String("ca-file", "", "trust this CA `file` for an https target")
 	pid := fs.Int("pid", 0, "the target's process `id` on this machine: its memory is sampled each second, for a plateau's growth")
 	seed := fs.Int64("seed", 1, "seed of the data draws")
+	post := fs.String("post", "", "post the report to the verdict service at this `URL` (POST /v1/experiments, credentials as for attempts: $"+client.ServiceTokenEnv+" or the job's OIDC token) and exit 1 when the knee fell by more than knee_tolerance against the default branch's last one there")
+	audience := fs.String("service-audience", client.DefaultServiceAudience, "the audience of the job's OIDC token, the service's --oidc-audience")
+	repo := fs.String("repo", s.Env("GITHUB_REPOSITORY"), "with --post: the `owner/name` the experiment is filed under (default $GITHUB_REPOSITORY)")
+	commit := fs.String("commit", s.Env("GITHUB_SHA"), "with --post: the `SHA` the target runs (default $GITHUB_SHA)")
+	branch := fs.String("branch", s.Env("GITHUB_REF_NAME"), "with --post: the `branch` the target runs (default $GITHUB_REF_NAME)")
+	defaultBranch := fs.String("default-branch", "main", "with --post: the repository's default `branch`: experiments of it are the line the knee is judged against")
 	repeat := fs.Int("repeat", 1, "run the experiment `N` times, one after another, and set the runs side by side: a table and a chart per figure, the knee's spread (--out FILE writes FILE-1.json ...; --html the side-by-side page)")
 	var vars listFlag
 	fs.Var(&vars, "var", "`name=value` (or name=@file) for a plan variable; repeatable")
@@ -50,6 +60,14 @@ func runExperiment(ctx context.Context, s *IO, args []string) error {
 	}
 	if *repeat < 1 || *repeat > 1 && (sh.Of > 1 || *start != "") {
 		return exit.Refusef("perfgate experiment: --repeat %d; write --repeat 3 (1 or more, and without --shard or --start: the repeats run one after another)", *repeat)
+	}
+	if *post != "" {
+		switch {
+		case *repeat > 1 || sh.Of > 1 || *previous != "":
+			return exit.Refusef("perfgate experiment: --post files one run and judges it against the service's history; drop --repeat, --shard and --previous")
+		case *repo == "" || *commit == "" || *branch == "":
+			return exit.Refusef("perfgate experiment --post: the repository, commit and branch are needed (--repo owner/name --commit SHA --branch main, or GitHub's $GITHUB_REPOSITORY, $GITHUB_SHA, $GITHUB_REF_NAME)")
+		}
 	}
 	var origin time.Time
 	if *start != "" {
@@ -124,6 +142,12 @@ func runExperiment(ctx context.Context, s *IO, args []string) error {
 		if prev != nil {
 			experiment.Compare(rep, prev, *previous)
 		}
+		if *post != "" {
+			if err := postExperiment(ctx, s, rep, verdict.ExperimentPost{Repository: *repo, Target: spec.Shown, Branch: *branch,
+				DefaultBranch: *branch == *defaultBranch, Commit: *commit}, *post, *audience); err != nil {
+				return err
+			}
+		}
 		if *repeat == 1 {
 			return finishExperiment(s, rep, *out, *htmlOut)
 		}
@@ -151,6 +175,36 @@ func runExperiment(ctx context.Context, s *IO, args []string) error {
 		return exit.Refuse(fmt.Errorf("perfgate experiment --repeat: %w", err))
 	}
 	return finishSideBySide(s, sb, "", *htmlOut)
+}
+
+// postExperiment files rep with the verdict service and judges its knee
+// against the default branch's last one there, as --previous judges it
+// against a file.
+func postExperiment(ctx context.Context, s *IO, rep *experiment.Report, p verdict.ExperimentPost, url, audience string) error {
+	var b strings.Builder
+	if err := rep.Write(&b); err != nil {
+		return fmt.Errorf("encoding the experiment report: %w", err)
+	}
+	p.Report = json.RawMessage(b.String())
+	tok, err := client.JobToken(s.Env, audience, func(secret string) { mask(s, secret) })
+	if err != nil {
+		return exit.Refuse(fmt.Errorf("perfgate experiment --post: %w", err))
+	}
+	c, err := client.New(url, tok, nil)
+	if err != nil {
+		return exit.Refuse(err)
+	}
+	rc, err := c.PostExperiment(ctx, p)
+	if err != nil {
+		return exit.Refuse(fmt.Errorf("perfgate experiment --post %s: %w", url, err))
+	}
+	fmt.Fprintf(s.Err, "perfgate experiment: filed as experiment %d of %s at %s\n", rc.ID, p.Repository, url)
+	if last := rc.Previous; last != nil {
+		before := &experiment.Report{Routine: experiment.Routine{Knee: last.Knee, KneeLevel: last.KneeLevel, FirstResource: last.FirstResource,
+			FirstResourceAt: last.FirstResourceLevel, PlateauGrowth: last.PlateauGrowth, RecoveryS: last.RecoveryS}}
+		experiment.Compare(rep, before, fmt.Sprintf("the default branch's last on the service, commit %s", event.ShortSHA(last.CommitSHA)))
+	}
+	return nil
 }
 
 // repeatFile is run i's report file: report.json becomes report-1.json.

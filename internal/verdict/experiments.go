@@ -40,3 +40,23 @@ type ExperimentStore interface {
 	// limit of them, without their reports.
 	Experiments(ctx context.Context, repo, target string, limit int) ([]Experiment, error)
 }
+
+// ExperimentPost is POST /v1/experiments' body: where and what the
+// experiment measured, and its JSON report (`perfgate experiment --out`),
+// of which the service reads the routine numbers, the exit and the verdict.
+type ExperimentPost struct {
+	Repository    string          `json:"repository"`
+	Target        string          `json:"target"`
+	Branch        string          `json:"branch"`
+	DefaultBranch bool            `json:"default_branch"`
+	Commit        string          `json:"commit"`
+	Report        json.RawMessage `json:"report"`
+}
+
+// ExperimentReceipt answers POST /v1/experiments: the stored experiment's
+// id, and the default branch's last experiment on the same target before
+// it, whose knee the poster judges its own against.
+type ExperimentReceipt struct {
+	ID       int64       `json:"id"`
+	Previous *Experiment `json:"previous,omitempty"`
+}

@@ -13,18 +13,6 @@ import (
 	"github.com/perfgate/perfgate/internal/verdict"
 )
 
-// experimentPost is POST /v1/experiments' body: where and what the
-// experiment measured, and its JSON report (`perfgate experiment --out`),
-// of which the service reads the routine numbers, the exit and the verdict.
-type experimentPost struct {
-	Repository    string          `json:"repository"`
-	Target        string          `json:"target"`
-	Branch        string          `json:"branch"`
-	DefaultBranch bool            `json:"default_branch"`
-	Commit        string          `json:"commit"`
-	Report        json.RawMessage `json:"report"`
-}
-
 // experimentReport is the part of an experiment report the service reads;
 // the rest is kept as it came.
 type experimentReport struct {
@@ -39,14 +27,6 @@ type experimentReport struct {
 	} `json:"routine"`
 	Exit    int    `json:"exit"`
 	Verdict string `json:"verdict"`
-}
-
-// ExperimentReceipt answers POST /v1/experiments: the stored experiment's
-// id, and the default branch's last experiment on the same target before
-// it, whose knee the poster judges its own against.
-type ExperimentReceipt struct {
-	ID       int64               `json:"id"`
-	Previous *verdict.Experiment `json:"previous,omitempty"`
 }
 
 // experimentsLimit bounds what GET /v1/experiments and the page read.
@@ -75,7 +55,7 @@ func (s *server) postExperiment(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, err)
 		return
 	}
-	var p experimentPost
+	var p verdict.ExperimentPost
 	if !decodeStrict(w, r, s.maxBody, &p) {
 		return
 	}
@@ -109,7 +89,7 @@ func (s *server) postExperiment(w http.ResponseWriter, r *http.Request) {
 		s.writeServiceError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, ExperimentReceipt{ID: id, Previous: prev})
+	writeJSON(w, http.StatusCreated, verdict.ExperimentReceipt{ID: id, Previous: prev})
 }
 
 func (s *server) getExperiments(w http.ResponseWriter, r *http.Request) {
