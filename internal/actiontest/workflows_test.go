@@ -25,6 +25,7 @@ func TestWorkflowsLint(t *testing.T) {
 		filepath.Join(root, "workflows", "perf.yml"),
 		filepath.Join(root, "workflows", "release.yml"),
 		filepath.Join(root, "workflows", "perf-relay.yml"),
+		filepath.Join(root, "workflows", "capacity.yml"),
 		filepath.Join(root, ".github", "workflows", "release-image.yml"),
 	}
 	out, err := execOutput(wftool(t), append([]string{"lint"}, files...)...)

@@ -53,7 +53,7 @@ func TestOptionsFromArgv(t *testing.T) {
 			want: loadrun.Options{Plan: "perf/plan.toml", Target: "http://127.0.0.1:1", Rate: 5, Duration: 2 * time.Second, WarmupSet: true, Seed: 3, Vars: []string{"a=1", "b=@f"}}},
 		{name: "load refuses a bad flag", cmd: "load", argv: []string{"--rate", "fast"}, refused: true},
 		{name: "experiment flags", cmd: "experiment", argv: []string{"--target", "http://127.0.0.1:1", "--shard", "/4", "--start", "2026-12-01T10:00:00Z", "--on-error", "abort", "--pid", "7", "--html", "r.html"},
-			want: experiment.PlanOptions{Plan: "perf/plan.toml", Target: "http://127.0.0.1:1", Shard: "/4", Start: "2026-12-01T10:00:00Z", OnError: "abort", PID: 7, HTML: "r.html", Seed: 1}},
+			want: experiment.PlanOptions{Plan: "perf/plan.toml", Target: "http://127.0.0.1:1", Shard: "/4", Start: "2026-12-01T10:00:00Z", OnError: "abort", PID: 7, HTML: "r.html", Seed: 1, Repeat: 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

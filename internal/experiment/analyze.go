@@ -37,7 +37,7 @@ func Analyze(r *Report) {
 	if r.Control != nil {
 		deriveStages(r.Control.Stages, st)
 	}
-	r.Knee, r.Population, r.Phases, r.FirstMoved = nil, nil, nil, nil
+	r.Knee, r.Population, r.Phases, r.RanOut = nil, nil, nil, nil
 	if st.Ramp {
 		r.Knee = knee(r.Stages)
 		if r.Control != nil {
@@ -68,6 +68,12 @@ func Analyze(r *Report) {
 	for _, th := range r.Thresholds {
 		if th.Fail {
 			fail(1, th.Says)
+			break
+		}
+	}
+	for _, p := range r.Phases {
+		if p.Failed {
+			fail(1, p.Text)
 			break
 		}
 	}
@@ -366,9 +372,25 @@ func phases(r *Report) []PhaseFigures {
 					break
 				}
 			}
-			if f.RecoveryS != nil {
+			// The limit: the plan's recovery, else the recovery phase that
+			// follows the spike (none: only the warning below).
+			limit, limitWhat := r.Settings.RecoveryS, fmt.Sprintf("recovery = %gs", r.Settings.RecoveryS)
+			if limit == 0 && wi+1 < len(ws) && ws[wi+1].kind == "recovery" {
+				limit, limitWhat = ws[wi+1].to-ws[wi+1].from, fmt.Sprintf("the %.0f s recovery phase %q", ws[wi+1].to-ws[wi+1].from, ws[wi+1].name)
+			}
+			if limit > 0 {
+				f.RecoveryLimit = &limit
+			}
+			switch {
+			case f.RecoveryS != nil && (limit == 0 || *f.RecoveryS <= limit):
 				f.Text = fmt.Sprintf("spike %q: p95 was back within 10 %% of the plateau's %.1f ms %.0f s after the spike ended", w.name, base, *f.RecoveryS)
-			} else {
+			case f.RecoveryS != nil:
+				f.Failed = true
+				f.Text = fmt.Sprintf("spike %q: p95 was back within 10 %% of the plateau's %.1f ms only %.0f s after the spike ended, past %s", w.name, base, *f.RecoveryS, limitWhat)
+			case limit > 0:
+				f.Failed = true
+				f.Text = fmt.Sprintf("spike %q: p95 did not come back within 10 %% of the plateau's %.1f ms within %s", w.name, base, limitWhat)
+			default:
 				f.Text = fmt.Sprintf("spike %q: p95 did not come back within 10 %% of the plateau's %.1f ms before the run ended", w.name, base)
 				r.Warnings = append(r.Warnings, f.Text)
 			}
@@ -445,8 +467,8 @@ func routine(r *Report) {
 	if k := r.Knee; k != nil {
 		r.Routine.Knee, r.Routine.KneeLevel = &k.Throughput, &k.Level
 	}
-	if m := r.FirstMoved; m != nil {
-		r.Routine.FirstGauge, r.Routine.FirstGaugeAt = m.Gauge, &m.Level
+	if m := r.RanOut; m != nil {
+		r.Routine.FirstResource, r.Routine.FirstResourceAt = m.Gauge, &m.Level
 	}
 	for _, p := range r.Phases {
 		if p.Kind == "plateau" && p.LatencyGrowth != nil && r.Routine.PlateauGrowth == nil {

@@ -2,6 +2,9 @@ package experiment
 
 import (
 	"flag"
+	"fmt"
+	"maps"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -265,7 +268,7 @@ func TestOnSaleFigures(t *testing.T) {
 	if r.Knee == nil || r.Knee.Name != "ramp 2/3" {
 		t.Errorf("knee %+v, want ramp 2/3", r.Knee)
 	}
-	m := r.FirstMoved
+	m := r.RanOut
 	if m == nil || m.Gauge != "pool_wait_seconds" || m.AtS != 18 || m.LatencyAtS == nil || *m.LatencyAtS != 40 {
 		t.Fatalf("first moved %+v", m)
 	}
@@ -331,7 +334,7 @@ latency_bucket{le="+Inf"} 3
 latency_sum 0.2
 latency_count 3
 `
-	want := []sample{{"pool_wait_seconds", 0.25}, {`queue_age_seconds{queue="outbox", shard="1"}`, 3.5}, {"untyped_thing", 7}}
+	want := []sample{{"pool_wait_seconds", 0.25, ""}, {`queue_age_seconds{queue="outbox", shard="1"}`, 3.5, ""}, {"untyped_thing", 7, ""}}
 	// The text format, and an endpoint whose Content-Type expfmt does not
 	// know, which is read as text.
 	for _, format := range []expfmt.Format{expfmt.FmtText, expfmt.FmtUnknown} {
@@ -348,7 +351,7 @@ latency_count 3
 	}
 
 	// The capacity target answers the scraper's Accept with delimited
-	// protobuf; its three gauges come back by name, its counters skipped.
+	// protobuf; its four gauges come back by name, its counters skipped.
 	url := targettest.Start(t, target.Config{Workers: 2, Service: time.Millisecond})
 	req, _ := http.NewRequest("GET", url+"/metrics", nil)
 	req.Header.Set("Accept", accept)
@@ -369,7 +372,143 @@ latency_count 3
 	for _, g := range got {
 		names = append(names, g.name)
 	}
-	if w := []string{"capacity_pool_in_use", "capacity_pool_wait_seconds", "capacity_queue_length"}; !slices.Equal(names, w) {
+	if w := []string{"capacity_in_flight", "capacity_pool_in_use", "capacity_pool_wait_seconds", "capacity_queue_length"}; !slices.Equal(names, w) {
 		t.Errorf("the target's gauges %v, want %v", names, w)
+	}
+}
+
+func TestRanOutReadsAcrossStages(t *testing.T) {
+	// Four stages of 10 s, one gauge sample a second at each stage's mean.
+	// Closed: the load doubles, throughput follows to c=4 and then holds
+	// (a pool of 4). Open: the rate climbs past the same pool.
+	closed := struct{ levels, tput []float64 }{[]float64{1, 2, 4, 8}, []float64{20, 40, 78, 80}}
+	open := struct{ levels, tput []float64 }{[]float64{40, 60, 80, 100}, []float64{40, 60, 79, 80}}
+	for _, tc := range []struct {
+		name          string
+		levels, tput  []float64
+		gauges        map[string][]float64
+		want, wantHow string
+	}{
+		{"closed: the pool saturates, in flight follows", closed.levels, closed.tput, map[string][]float64{
+			"in_flight": {1, 2, 4, 8}, "pool_in_use": {1, 2, 4, 4}, "queue_length": {0, 0, 0, 4}}, "pool_in_use", "saturated"},
+		{"closed without a pool gauge: the queue grows", closed.levels, closed.tput, map[string][]float64{
+			"in_flight": {1, 2, 4, 8}, "queue_length": {0, 0, 0.05, 4}}, "queue_length", "grew"},
+		{"open: the queue outgrows in flight", open.levels, open.tput, map[string][]float64{
+			"in_flight": {2, 3, 4.5, 20}, "queue_length": {0, 0, 0.5, 16}}, "queue_length", "grew"},
+		{"open: the pool fills first", open.levels, open.tput, map[string][]float64{
+			"in_flight": {2, 3, 4.5, 20}, "pool_in_use": {2, 3, 3.9, 4}, "queue_length": {0, 0, 0.5, 16}}, "pool_in_use", "saturated"},
+		{"in flight alone runs out of nothing", closed.levels, closed.tput, map[string][]float64{"in_flight": {1, 2, 4, 8}}, "", ""},
+		{"memory creeping is not growth", open.levels, open.tput, map[string][]float64{"rss": {100, 101, 102, 103}}, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Report{Model: "closed"}
+			for i, l := range tc.levels {
+				r.Stages = append(r.Stages, Stage{Name: fmt.Sprintf("s%d", i), Level: l, StartS: float64(10 * i), LengthS: 10,
+					Derived: StageFigures{Throughput: tc.tput[i]}})
+			}
+			for _, name := range slices.Sorted(maps.Keys(tc.gauges)) {
+				g := Gauge{Endpoint: "/metrics", Name: name}
+				for i, v := range tc.gauges[name] {
+					for s := 0; s < 10; s++ {
+						g.Samples = append(g.Samples, GaugeSample{AtS: float64(10*i) + float64(s) + 0.5, Value: v})
+					}
+				}
+				r.Gauges = append(r.Gauges, g)
+			}
+			gauges(r)
+			got, how := "", ""
+			if r.RanOut != nil {
+				got, how = r.RanOut.Gauge, r.RanOut.How
+			}
+			if got != tc.want || how != tc.wantHow {
+				t.Errorf("ran out %q (%s), want %q (%s); %+v", got, how, tc.want, tc.wantHow, r.RanOut)
+			}
+			if tc.want == "" && !strings.Contains(strings.Join(r.Notes, ";"), "no gauge ran out") {
+				t.Errorf("notes %q, want the no-gauge note", r.Notes)
+			}
+		})
+	}
+}
+
+func TestCounterRateAndIntervalQuantile(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		before, now, seconds float64
+		want                 float64
+	}{
+		{"rising", 100, 150, 0.5, 100},
+		{"still", 7, 7, 1, 0},
+		{"restarted counts from zero", 1000, 30, 2, 15},
+	} {
+		if got := counterRate(tc.before, tc.now, tc.seconds); got != tc.want {
+			t.Errorf("%s: rate %g, want %g", tc.name, got, tc.want)
+		}
+	}
+	inf := math.Inf(1)
+	uppers := []float64{0.01, 0.1, 1, inf}
+	for _, tc := range []struct {
+		name       string
+		prev, now  []float64 // cumulative counts, +Inf last
+		q, want    float64
+		wantSample bool
+	}{
+		// Between the scrapes 100 observations: 50 under 10 ms, 40 in
+		// 10-100 ms, 10 in 100 ms-1 s. p99 is 9/10 into the last bucket.
+		{"the interval's own observations", []float64{1000, 1000, 1000, 1000}, []float64{1050, 1090, 1100, 1100}, 0.99, 0.91, true},
+		{"the median inside the first bucket", []float64{0, 0, 0, 0}, []float64{50, 90, 100, 100}, 0.5, 0.01, true},
+		{"past the last finite bound", []float64{0, 0, 0, 0}, []float64{0, 0, 90, 100}, 0.99, 1, true},
+		{"nothing observed in between", []float64{5, 5, 5, 5}, []float64{5, 5, 5, 5}, 0.99, 0, false},
+		{"a restarted histogram counts from zero", []float64{500, 500, 500, 500}, []float64{0, 10, 10, 10}, 0.5, 0.055, true},
+	} {
+		got, ok := intervalQuantile(tc.q, prevRead{uppers: uppers, counts: tc.prev}, uppers, tc.now)
+		if ok != tc.wantSample || math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: quantile %g (%v), want %g (%v)", tc.name, got, ok, tc.want, tc.wantSample)
+		}
+	}
+}
+
+func TestSpikeNotRecoveredFails(t *testing.T) {
+	never := func(r *Report) {
+		for i := range r.Series {
+			if r.Series[i].AtS >= 40 {
+				r.Series[i].P95MS = 400
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		change   func(r *Report)
+		exit     int
+		says     string
+		warnOnly bool
+	}{
+		{"back in 4 s within the 10 s recovery phase", func(*Report) {}, 0, "back within 10 % of the plateau's 62.5 ms 4 s after", false},
+		{"back in 4 s, past recovery = 3s", func(r *Report) { r.Settings.RecoveryS = 3 }, 1, "only 4 s after the spike ended, past recovery = 3s", false},
+		{"never back within the recovery phase", never, 1, `did not come back within 10 % of the plateau's 62.5 ms within the 10 s recovery phase "recovery"`, false},
+		{"never back, no recovery phase: a warning", func(r *Report) {
+			never(r)
+			r.Stages = r.Stages[:len(r.Stages)-1]
+		}, 0, "before the run ended", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := onSale(t)
+			tc.change(r)
+			Analyze(r)
+			var spike *PhaseFigures
+			for i := range r.Phases {
+				if r.Phases[i].Kind == "spike" {
+					spike = &r.Phases[i]
+				}
+			}
+			if spike == nil || !strings.Contains(spike.Text, tc.says) || spike.Failed != (tc.exit == 1) {
+				t.Fatalf("spike %+v, want %q", spike, tc.says)
+			}
+			if r.Exit != tc.exit || tc.exit == 1 && r.Verdict != spike.Text {
+				t.Errorf("exit %d (%s), want %d", r.Exit, r.Verdict, tc.exit)
+			}
+			if warned := strings.Contains(strings.Join(r.Warnings, ";"), spike.Text); warned != tc.warnOnly {
+				t.Errorf("warnings %q", r.Warnings)
+			}
+		})
 	}
 }

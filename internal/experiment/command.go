@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,7 +28,16 @@ type PlanOptions struct {
 	PID          int // the target's process, sampled for a plateau's growth
 	Seed         int64
 	Vars         []string
-	Getenv       func(string) string
+	// Repeat runs the experiment that many times one after another and
+	// sets the runs side by side (SideBySideOf); 0 or 1 runs it once. Out
+	// then names each run's file (report.json: report-1.json, ...).
+	Repeat int
+	// Post, when set, files the run's report with the verdict service
+	// (perfgate experiment --post) before it finishes; it may Compare the
+	// report with the service's last one. It does not run with Repeat,
+	// shards or Previous: RunPlan refuses those together.
+	Post   func(context.Context, *Report) error
+	Getenv func(string) string
 	// Resolved sees the plan's variables before any request is made (the
 	// action masks their secrets).
 	Resolved func(*plan.Vars)
@@ -51,6 +61,12 @@ func RunPlan(ctx context.Context, o PlanOptions) error {
 	sh, err := ParseShard(o.Shard, o.env("JOB_COMPLETION_INDEX"))
 	if err != nil {
 		return err
+	}
+	if o.Repeat < 0 || o.Repeat > 1 && (sh.Of > 1 || o.Start != "") {
+		return exit.Refusef("perfgate experiment: --repeat %d; write --repeat 3 (1 or more, and without --shard or --start: the repeats run one after another)", o.Repeat)
+	}
+	if o.Post != nil && (o.Repeat > 1 || sh.Of > 1 || o.Previous != "") {
+		return exit.Refusef("perfgate experiment: --post files one run and judges it against the service's history; drop --repeat, --shard and --previous")
 	}
 	var origin time.Time
 	if o.Start != "" {
@@ -111,19 +127,104 @@ func RunPlan(ctx context.Context, o PlanOptions) error {
 			fmt.Fprintf(o.Progress, "\r%s\x1b[K", FormatProgress(pr))
 		}
 	}
-	rep, err := Run(ctx, spec)
-	mu.Lock()
-	if progressed {
-		fmt.Fprintln(o.Progress)
+	var reps []*Report
+	var labels []string
+	for i := 1; i <= max(o.Repeat, 1); i++ {
+		rep, err := Run(ctx, spec)
+		mu.Lock()
+		if progressed {
+			fmt.Fprintln(o.Progress)
+		}
+		progressed = false
+		mu.Unlock()
+		if err != nil {
+			return exit.Refuse(fmt.Errorf("perfgate experiment against %s: %w", spec.Shown, err))
+		}
+		if prev != nil {
+			Compare(rep, prev, o.Previous)
+		}
+		if o.Post != nil {
+			if err := o.Post(ctx, rep); err != nil {
+				return err
+			}
+		}
+		if o.Repeat <= 1 {
+			return Finish(o.Stdout, rep, o.Out, o.HTML)
+		}
+		fmt.Fprintf(o.Stdout, "run %d of %d:\n", i, o.Repeat)
+		if err := WriteSummary(o.Stdout, rep); err != nil {
+			return fmt.Errorf("writing the summary: %w", err)
+		}
+		label := fmt.Sprintf("run %d", i)
+		if o.Out != "" {
+			label = repeatFile(o.Out, i)
+			if err := rep.WriteFile(label); err != nil {
+				return err
+			}
+		}
+		reps, labels = append(reps, rep), append(labels, label)
+		if rep.Canceled {
+			break
+		}
 	}
-	mu.Unlock()
+	if len(reps) < 2 {
+		return Finish(o.Stdout, reps[0], "", o.HTML)
+	}
+	sb, err := SideBySideOf(reps, labels)
 	if err != nil {
-		return exit.Refuse(fmt.Errorf("perfgate experiment against %s: %w", spec.Shown, err))
+		return exit.Refuse(fmt.Errorf("perfgate experiment --repeat: %w", err))
 	}
-	if prev != nil {
-		Compare(rep, prev, o.Previous)
+	return FinishSideBySide(o.Stdout, sb, "", o.HTML)
+}
+
+// repeatFile is run i's report file: report.json becomes report-1.json.
+func repeatFile(out string, i int) string {
+	ext := filepath.Ext(out)
+	return fmt.Sprintf("%s-%d%s", strings.TrimSuffix(out, ext), i, ext)
+}
+
+// FinishSideBySide prints and writes runs set side by side; the exit code
+// is the worst run's, as Finish maps one run's.
+func FinishSideBySide(w io.Writer, sb *SideBySide, out, htmlOut string) error {
+	if err := WriteSideBySide(w, sb); err != nil {
+		return fmt.Errorf("writing the side-by-side summary: %w", err)
 	}
-	return Finish(o.Stdout, rep, o.Out, o.HTML)
+	if out != "" {
+		if err := sb.WriteFile(out); err != nil {
+			return err
+		}
+	}
+	if htmlOut != "" {
+		if err := WriteSideBySideHTMLFile(htmlOut, sb); err != nil {
+			return err
+		}
+	}
+	switch sb.Exit {
+	case 0:
+		return nil
+	case 1:
+		return exit.Regressionf("perfgate experiment: a run failed: %s", strings.Join(sb.Verdicts, "; "))
+	default:
+		return exit.Refusef("perfgate experiment: a run could not answer: %s", strings.Join(sb.Verdicts, "; "))
+	}
+}
+
+// SideBySideFiles is perfgate merge --side-by-side: the reports in files
+// (repeated runs of one experiment) beside each other, labelled by file.
+func SideBySideFiles(files []string) (*SideBySide, error) {
+	var reps []*Report
+	for _, f := range files {
+		r, err := ReadFile(f)
+		if err != nil {
+			return nil, exit.Refuse(fmt.Errorf("perfgate merge: %w", err))
+		}
+		reps = append(reps, r)
+	}
+	sb, err := SideBySideOf(reps, files)
+	if err != nil {
+		return nil, exit.Refuse(fmt.Errorf("perfgate merge --side-by-side: %w", err))
+	}
+	return sb, nil
 }
 
 // Finish prints and writes a report and turns its verdict into

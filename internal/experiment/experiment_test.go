@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,8 +97,9 @@ group = "work"
 concurrency = [1, 2, 4, 8]
 warmup = "200ms"
 stage = "1500ms"
+gauges = ["/metrics"]
 `)
-	rep := runExperiment(t, p, url)
+	rep := runSpec(t, p, experiment.Spec{Target: url, Shown: url, ScrapeEvery: 100 * time.Millisecond})
 	k := rep.Knee
 	if k == nil {
 		t.Fatalf("no knee; verdict %q", rep.Verdict)
@@ -115,6 +117,22 @@ stage = "1500ms"
 		if l.Implied < 0.85*l.Users || l.Implied > 1.1*l.Users {
 			t.Errorf("Little's law at %s: throughput x latency = %.2f, want the %g workers", l.Stage, l.Implied, l.Users)
 		}
+	}
+	checkRanOut(t, rep)
+}
+
+// checkRanOut asserts the first resource to run out is the pool or its
+// queue, never the requests in flight, which follow the load up.
+func checkRanOut(t *testing.T, rep *experiment.Report) {
+	t.Helper()
+	m := rep.RanOut
+	if m == nil {
+		t.Fatalf("no resource ran out; notes %q", rep.Notes)
+	}
+	switch m.Gauge {
+	case "capacity_pool_in_use", "capacity_queue_length", "capacity_pool_wait_seconds":
+	default:
+		t.Errorf("first resource to run out %s (%s), want the pool, its queue or its wait", m.Gauge, m.Text)
 	}
 }
 
@@ -147,23 +165,14 @@ gauges = ["/metrics"]
 	if last.Counts || !strings.Contains(strings.Join(last.Flags, ";"), "success gate") {
 		t.Errorf("120/s against a queue of 16: success %.3f, flags %q; want the stage under the gate and flagged", last.Success, last.Flags)
 	}
-	m := rep.FirstMoved
-	if m == nil {
-		t.Fatal("no gauge moved")
-	}
-	// The pool wait and the queue length leave zero at one instant, when
-	// the first request waits for a worker: no scrape orders them (on a
-	// crowded machine either is seen first). The pool in use, which
-	// follows the load from the first stage, must not be the one named.
-	if m.Gauge != "capacity_pool_wait_seconds" && m.Gauge != "capacity_queue_length" {
-		t.Errorf("first gauge to move %s, want the pool wait or the queue length", m.Gauge)
-	}
+	checkRanOut(t, rep)
+	m := rep.RanOut
 	// p95 is known per second of answers (LatencyAtS is the start of the
 	// second it crossed in), the gauge to a scrape: the move must come
 	// before the end of that second, less one scrape for when the move was
 	// seen.
 	if m.LatencyAtS == nil || m.AtS-scrape.Seconds() >= *m.LatencyAtS+1 {
-		t.Errorf("%s: want the pool's wait to show before p95 crossed the objective", m.Text)
+		t.Errorf("%s: want the pool running out to show before p95 crossed the objective", m.Text)
 	}
 }
 
@@ -260,4 +269,72 @@ func TestHitRatioByHeaderAndJSONField(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The target's served counter and its request-duration histogram, named
+// in gauges, are read as a rate per second and as the p99 of each scrape
+// interval: in the report beside the plain gauges, and charted.
+func TestCounterAndHistogramAsGauges(t *testing.T) {
+	url := targettest.Start(t, pool)
+	p := parsePlan(t, `model = "closed"
+group = "work"
+concurrency = [1, 2]
+warmup = "200ms"
+stage = "1500ms"
+gauges = ["/metrics", {url = "/metrics", metric = "capacity_served_total"}, {url = "/metrics", metric = "capacity_request_duration_seconds", quantile = 0.99}]
+`)
+	rep := runSpec(t, p, experiment.Spec{Target: url, Shown: url, ScrapeEvery: 250 * time.Millisecond})
+	byName := map[string]experiment.Gauge{}
+	for _, g := range rep.Gauges {
+		byName[g.Name] = g
+	}
+	stage := rep.Stages[1]
+	within := func(g experiment.Gauge) []float64 {
+		var v []float64
+		for _, s := range g.Samples {
+			if s.AtS > stage.StartS && s.AtS <= stage.StartS+stage.LengthS {
+				v = append(v, s.Value)
+			}
+		}
+		slices.Sort(v)
+		return v
+	}
+	rate, ok := byName["rate(capacity_served_total)"]
+	if !ok || rate.Kind != "rate" {
+		t.Fatalf("no counter rate among %v", names(rep.Gauges))
+	}
+	// Two clients against 50 ms of service: about 40 answers a second.
+	if v := within(rate); len(v) < 3 || v[len(v)/2] < 0.7*stage.Derived.Throughput || v[len(v)/2] > 1.3*stage.Derived.Throughput {
+		t.Errorf("served rate in %s %v, want about the %.1f/s served", stage.Name, v, stage.Derived.Throughput)
+	}
+	q, ok := byName["histogram_quantile(0.99, capacity_request_duration_seconds)"]
+	if !ok || q.Kind != "quantile" {
+		t.Fatalf("no histogram quantile among %v", names(rep.Gauges))
+	}
+	// Under the pool's four workers nothing waits: the p99 is the 50 ms
+	// service time, a bucket's width below it and, on a loaded machine
+	// whose sleeps overshoot, up to three times it above.
+	if v := within(q); len(v) < 3 || v[len(v)/2] < 0.045 || v[len(v)/2] > 0.15 {
+		t.Errorf("p99 in %s %v s, want about the 50 ms service time", stage.Name, v)
+	}
+	if _, ok := byName["capacity_pool_in_use"]; !ok {
+		t.Errorf("the plain endpoint's gauges are gone: %v", names(rep.Gauges))
+	}
+	var page strings.Builder
+	if err := experiment.WriteHTML(&page, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range []string{"<title>rate(capacity_served_total)</title>", "<title>histogram_quantile(0.99, capacity_request_duration_seconds)</title>", ">per second</text>"} {
+		if !strings.Contains(page.String(), title) {
+			t.Errorf("the HTML report has no %s", title)
+		}
+	}
+}
+
+func names(gs []experiment.Gauge) []string {
+	var out []string
+	for _, g := range gs {
+		out = append(out, g.Name)
+	}
+	return out
 }

@@ -14,12 +14,15 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/perfgate/perfgate/internal/plan"
 )
 
 // scraper reads Prometheus endpoints every interval while the run goes on.
 type scraper struct {
-	endpoints []string
-	pid       int // a target process on this machine whose memory is sampled too; 0 = none
+	endpoints []string                      // each URL once, in the order the plan lists them
+	reads     map[string][]plan.GaugeSource // what to read from each URL
+	pid       int                           // a target process on this machine whose memory is sampled too; 0 = none
 	every     time.Duration
 	client    *http.Client
 	origin    time.Time
@@ -27,12 +30,20 @@ type scraper struct {
 	mu     sync.Mutex
 	series map[string]*Gauge // endpoint + "\x00" + name
 	order  []string          // first seen first: the endpoint's own order breaks ties
-	errs   map[string]string // the last scrape error per endpoint
+	errs   map[string]string // the last scrape error per endpoint, or per endpoint and metric
+	prev   map[string]prevRead
 }
 
-func newScraper(endpoints []string, every time.Duration, origin time.Time) *scraper {
-	return &scraper{endpoints: endpoints, every: every, origin: origin,
-		client: &http.Client{Timeout: every * 9 / 10}, series: map[string]*Gauge{}, errs: map[string]string{}}
+func newScraper(sources []plan.GaugeSource, every time.Duration, origin time.Time) *scraper {
+	s := &scraper{reads: map[string][]plan.GaugeSource{}, every: every, origin: origin,
+		client: &http.Client{Timeout: every * 9 / 10}, series: map[string]*Gauge{}, errs: map[string]string{}, prev: map[string]prevRead{}}
+	for _, src := range sources {
+		if _, ok := s.reads[src.URL]; !ok {
+			s.endpoints = append(s.endpoints, src.URL)
+		}
+		s.reads[src.URL] = append(s.reads[src.URL], src)
+	}
+	return s
 }
 
 // run scrapes until ctx ends; the caller waits for it to return.
@@ -61,13 +72,13 @@ func (s *scraper) scrapeAll(ctx context.Context) {
 		if err != nil {
 			s.errs["pid"] = err.Error()
 		} else {
-			s.add("/proc", rssName(s.pid), at, v)
+			s.add("/proc", sample{name: rssName(s.pid), value: v}, at)
 		}
 		s.mu.Unlock()
 	}
 	for _, ep := range s.endpoints {
 		at := time.Since(s.origin).Seconds()
-		vals, err := s.scrape(ctx, ep)
+		fams, err := s.scrape(ctx, ep)
 		s.mu.Lock()
 		if err != nil {
 			if ctx.Err() == nil {
@@ -76,26 +87,46 @@ func (s *scraper) scrapeAll(ctx context.Context) {
 			s.mu.Unlock()
 			continue
 		}
-		for _, v := range vals {
-			s.add(ep, v.name, at, v.value)
+		seen := map[string]bool{}
+		for _, src := range s.reads[ep] {
+			var vals []sample
+			if src.Metric == "" {
+				vals, err = plainGauges(fams)
+			} else {
+				vals, err = s.readMetric(ep, fams, src, at)
+			}
+			key := ep
+			if src.Metric != "" {
+				key = ep + " " + src.Metric
+			}
+			if err != nil {
+				s.errs[key] = fmt.Sprintf("scraping %s: %v", ep, err)
+				continue
+			}
+			for _, v := range vals {
+				if !seen[v.name] {
+					seen[v.name] = true
+					s.add(ep, v, at)
+				}
+			}
 		}
 		s.mu.Unlock()
 	}
 }
 
 // add records one sample; the caller holds mu.
-func (s *scraper) add(ep, name string, at, value float64) {
-	key := ep + "\x00" + name
+func (s *scraper) add(ep string, v sample, at float64) {
+	key := ep + "\x00" + v.name
 	g := s.series[key]
 	if g == nil {
-		g = &Gauge{Endpoint: ep, Name: name}
+		g = &Gauge{Endpoint: ep, Name: v.name, Kind: v.kind}
 		s.series[key] = g
 		s.order = append(s.order, key)
 	}
-	g.Samples = append(g.Samples, GaugeSample{AtS: at, Value: value})
+	g.Samples = append(g.Samples, GaugeSample{AtS: at, Value: v.value})
 }
 
-func (s *scraper) scrape(ctx context.Context, ep string) ([]sample, error) {
+func (s *scraper) scrape(ctx context.Context, ep string) ([]*dto.MetricFamily, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", ep, nil)
 	if err != nil {
 		return nil, fmt.Errorf("scraping %s: %w", ep, err)
@@ -109,11 +140,15 @@ func (s *scraper) scrape(ctx context.Context, ep string) ([]sample, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("scraping %s: status %d", ep, resp.StatusCode)
 	}
-	return parseGauges(io.LimitReader(resp.Body, 8<<20), expfmt.ResponseFormat(resp.Header))
+	fams, err := decodeFamilies(io.LimitReader(resp.Body, 8<<20), expfmt.ResponseFormat(resp.Header))
+	if err != nil {
+		return nil, fmt.Errorf("scraping %s: %w", ep, err)
+	}
+	return fams, nil
 }
 
 // gauges returns what was scraped, in first-seen order, and one note per
-// endpoint that failed.
+// endpoint (or named metric) that failed.
 func (s *scraper) result() ([]Gauge, []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -122,10 +157,18 @@ func (s *scraper) result() ([]Gauge, []string) {
 		out = append(out, *s.series[k])
 	}
 	var notes []string
-	for _, ep := range append(s.endpoints, "pid") {
+	for _, ep := range s.endpoints {
 		if e, ok := s.errs[ep]; ok {
 			notes = append(notes, "gauges: "+e)
 		}
+		for _, src := range s.reads[ep] {
+			if e, ok := s.errs[ep+" "+src.Metric]; ok && src.Metric != "" {
+				notes = append(notes, "gauges: "+e)
+			}
+		}
+	}
+	if e, ok := s.errs["pid"]; ok {
+		notes = append(notes, "gauges: "+e)
 	}
 	return out, notes
 }
@@ -133,23 +176,31 @@ func (s *scraper) result() ([]Gauge, []string) {
 type sample struct {
 	name  string
 	value float64
+	kind  string // "" for a gauge as read; "rate" or "quantile" (counters.go)
 }
 
 // accept asks for the delimited protobuf format first (no text to parse)
 // and the text format after it, as Prometheus itself does.
 var accept = string(expfmt.FmtProtoDelim) + ";q=0.7," + string(expfmt.FmtText) + ";q=0.3"
 
-// parseGauges reads the gauges (and untyped values) of one scrape in the
-// format the endpoint answered with (prometheus/common/expfmt; an unknown
-// Content-Type is read as text, as expfmt does). Counters, histograms and
-// summaries only ever rise, so they cannot "leave a resting value" and are
-// skipped. A sample is named as model.Metric writes it:
-// `name{label="value", ...}`.
+// parseGauges reads the gauges of one scrape, as a plain endpoint in
+// gauges is read.
+func parseGauges(r io.Reader, format expfmt.Format) ([]sample, error) {
+	fams, err := decodeFamilies(r, format)
+	if err != nil {
+		return nil, err
+	}
+	return plainGauges(fams)
+}
+
+// decodeFamilies reads one scrape in the format the endpoint answered with
+// (prometheus/common/expfmt; an unknown Content-Type is read as text, as
+// expfmt does).
 //
 // expfmt's text decoder hands the families back in map order, so they are
 // sorted by name: the order client_golang serves them in, and the same at
-// every scrape, which the first-moved tie-break relies on.
-func parseGauges(r io.Reader, format expfmt.Format) ([]sample, error) {
+// every scrape, which the first-resource tie-break relies on.
+func decodeFamilies(r io.Reader, format expfmt.Format) ([]*dto.MetricFamily, error) {
 	dec := expfmt.NewDecoder(r, format)
 	var fams []*dto.MetricFamily
 	for {
@@ -161,11 +212,23 @@ func parseGauges(r io.Reader, format expfmt.Format) ([]sample, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading the gauges: %w", err)
 		}
+		fams = append(fams, f)
+	}
+	slices.SortStableFunc(fams, func(a, b *dto.MetricFamily) int { return strings.Compare(a.GetName(), b.GetName()) })
+	return fams, nil
+}
+
+// plainGauges keeps the gauges and untyped values. Counters, histograms
+// and summaries only ever rise, so they cannot "leave a resting value" as
+// they are: they are read only when gauges names them (counters.go). A
+// sample is named as model.Metric writes it: `name{label="value", ...}`.
+func plainGauges(all []*dto.MetricFamily) ([]sample, error) {
+	var fams []*dto.MetricFamily
+	for _, f := range all {
 		if t := f.GetType(); t == dto.MetricType_GAUGE || t == dto.MetricType_UNTYPED {
 			fams = append(fams, f)
 		}
 	}
-	slices.SortStableFunc(fams, func(a, b *dto.MetricFamily) int { return strings.Compare(a.GetName(), b.GetName()) })
 	vec, err := expfmt.ExtractSamples(&expfmt.DecodeOptions{}, fams...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the gauges: %w", err)
@@ -183,17 +246,14 @@ func parseGauges(r io.Reader, format expfmt.Format) ([]sample, error) {
 // gauges finds each gauge's resting value (its samples during the first
 // stage) and when it left it: the first later sample further from the
 // mean than three times the first stage's spread, a tenth of the resting
-// value, or 1e-9 when the gauge rested still at zero. The first gauge to
-// move is reported with how long before the latency crossed its line (the
-// objective, or else 1.5 times the first stage's p95 in the per-second
-// series). Ties go to the gauge scraped first: the first endpoint, then
-// the first by name.
+// value, or 1e-9 when the gauge rested still at zero. The move is drawn on
+// the gauge's chart; which gauge ran out first is ranOut's question, read
+// across stages (ranout.go).
 func gauges(r *Report) {
 	if len(r.Gauges) == 0 || len(r.Stages) == 0 {
 		return
 	}
 	restEnd := r.Stages[0].StartS + r.Stages[0].LengthS
-	var first *Gauge
 	for i := range r.Gauges {
 		g := &r.Gauges[i]
 		g.MovedAtS = nil
@@ -217,44 +277,6 @@ func gauges(r *Report) {
 				break
 			}
 		}
-		if g.MovedAtS != nil && (first == nil || *g.MovedAtS < *first.MovedAtS) {
-			first = g
-		}
 	}
-	if first == nil {
-		r.Notes = append(r.Notes, "no gauge left its resting value")
-		return
-	}
-	at := *first.MovedAtS
-	si := stageAt(r.Stages, at)
-	m := &Moved{Gauge: first.Name, Endpoint: first.Endpoint, AtS: at, Stage: r.Stages[si].Name, Level: r.Stages[si].Level, Rest: first.Rest}
-	for _, s := range first.Samples {
-		if s.AtS == at {
-			m.Value = s.Value
-		}
-	}
-	line, what := r.Settings.ObjectiveMS, "the objective"
-	if line == 0 {
-		line, what = 1.5*r.Stages[0].Derived.LatencyMS, "1.5 times the first stage's"
-	}
-	for _, p := range r.Series {
-		if p.P95MS >= line && line > 0 {
-			c := p.AtS
-			m.LatencyAtS = &c
-			break
-		}
-	}
-	m.Text = fmt.Sprintf("%s left its resting value %.3g (now %.3g) at %.0f s, in stage %s (level %g)", m.Gauge, m.Rest, m.Value, m.AtS, m.Stage, m.Level)
-	if m.LatencyAtS != nil {
-		lead := *m.LatencyAtS - m.AtS
-		m.LeadS = &lead
-		if lead >= 0 {
-			m.Text += fmt.Sprintf(", %.0f s before p95 crossed %s (%.1f ms)", lead, what, line)
-		} else {
-			m.Text += fmt.Sprintf(", %.0f s after p95 crossed %s (%.1f ms)", -lead, what, line)
-		}
-	} else {
-		m.Text += fmt.Sprintf("; p95 never crossed %s (%.1f ms)", what, line)
-	}
-	r.FirstMoved = m
+	ranOut(r)
 }

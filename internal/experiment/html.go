@@ -192,7 +192,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 	pg.Charts = append(pg.Charts,
 		chart("served per second, by stage", level, "answers/s", tl, kneeMark),
 		chart(pg.P+" latency, by stage", level, "ms", ll, kneeMark))
-	// The run second by second, with the first gauge's move marked.
+	// The run second by second, with the moment the first resource ran out marked.
 	var done, p95, srv []xy
 	for _, p := range r.Series {
 		done, p95 = append(done, xy{p.AtS, float64(p.Done)}), append(p95, xy{p.AtS, p.P95MS})
@@ -201,8 +201,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 		}
 	}
 	var moved []float64
-	if r.FirstMoved != nil {
-		moved = append(moved, r.FirstMoved.AtS)
+	if r.RanOut != nil {
+		moved = append(moved, r.RanOut.AtS)
 	}
 	lines := []line{{"client p95", "#b8461b", p95}}
 	if len(srv) > 0 {
@@ -223,7 +223,14 @@ func WriteHTML(w io.Writer, r *Report) error {
 		if g.MovedAtS != nil {
 			mk = []float64{*g.MovedAtS}
 		}
-		pg.Gauges = append(pg.Gauges, chart(g.Name, "seconds", "value", []line{{"", "#333", pts}}, mk))
+		unit := "value"
+		switch g.Kind {
+		case "rate":
+			unit = "per second"
+		case "quantile":
+			unit = "quantile"
+		}
+		pg.Gauges = append(pg.Gauges, chart(g.Name, "seconds", unit, []line{{"", "#333", pts}}, mk))
 	}
 	return pageTmpl.Execute(w, pg)
 }
@@ -241,7 +248,7 @@ pre{background:#f7f7f7;padding:8px;font-size:12px;overflow-x:auto}
 <p class="verdict">{{.R.Verdict}} (exit {{.R.Exit}})</p>
 {{with .R.Knee}}<p><b>Knee:</b> {{.Name}}, {{printf "%.1f" .Throughput}} answers/s ({{.Why}}). <i>Attributed to the {{.Attribution}}.</i></p>{{end}}
 <p><small>Rule: {{.Rule}}.</small></p>
-{{with .R.FirstMoved}}<p><b>First gauge to move:</b> {{.Text}}</p>{{end}}
+{{with .R.RanOut}}<p><b>First resource to run out:</b> {{.Text}}</p>{{end}}
 {{with .R.Population}}<p><b>Population:</b> {{.Verdict}}</p>{{end}}
 {{with .R.Clients}}{{with .Abort}}<p><b>Aborted:</b> {{.Text}}</p>{{end}}{{end}}
 {{range .R.Phases}}<p>{{.Text}}</p>{{end}}

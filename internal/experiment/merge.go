@@ -24,9 +24,9 @@ func Compare(r, prev *Report, file string) {
 	} else if before.Knee != nil {
 		c.Lines = append(c.Lines, fmt.Sprintf("the previous run's knee was %.1f/s; this run found none", *before.Knee))
 	}
-	if before.FirstGauge != "" || now.FirstGauge != "" {
-		c.Lines = append(c.Lines, fmt.Sprintf("first gauge to move: %s at level %s, now %s at level %s",
-			orNone(before.FirstGauge), num(before.FirstGaugeAt), orNone(now.FirstGauge), num(now.FirstGaugeAt)))
+	if before.FirstResource != "" || now.FirstResource != "" {
+		c.Lines = append(c.Lines, fmt.Sprintf("first resource to run out: %s at level %s, now %s at level %s",
+			orNone(before.FirstResource), num(before.FirstResourceAt), orNone(now.FirstResource), num(now.FirstResourceAt)))
 	}
 	if before.PlateauGrowth != nil || now.PlateauGrowth != nil {
 		c.Lines = append(c.Lines, fmt.Sprintf("plateau growth: %s ms/min, now %s ms/min", num(before.PlateauGrowth), num(now.PlateauGrowth)))

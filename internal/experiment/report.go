@@ -1,7 +1,7 @@
 // Package experiment runs perfgate's capacity experiments (`perfgate
 // experiment`): a model from internal/load driven over its stages, the
 // target's Prometheus gauges scraped beside it, and a report that says
-// where the knee is, which gauge moved first, whether a population kept
+// where the knee is, which resource ran out first, whether a population kept
 // up, how a plateau grew and how long a spike took to recover from. The
 // rules are written down in docs/experiment.md.
 package experiment
@@ -49,7 +49,7 @@ type Report struct {
 
 	// Derived by Analyze.
 	Knee       *Knee                   `json:"knee,omitempty"`
-	FirstMoved *Moved                  `json:"first_moved,omitempty"`
+	RanOut     *RanOut                 `json:"ran_out,omitempty"`
 	Little     []LittleRow             `json:"littles_law,omitempty"`
 	Population *Population             `json:"population,omitempty"`
 	Phases     []PhaseFigures          `json:"phases,omitempty"`
@@ -68,6 +68,7 @@ type Settings struct {
 	Success       float64          `json:"success"`                // the success gate, a fraction
 	ObjectiveMS   float64          `json:"objective_ms,omitempty"` // the latency objective; 0 = none
 	KneeTolerance float64          `json:"knee_tolerance"`
+	RecoveryS     float64          `json:"recovery_s,omitempty"` // a spike must be recovered from this soon after it ends; 0 = within the recovery phase after it
 	HitStatus     []int            `json:"hit_status,omitempty"`
 	HitHeader     string           `json:"hit_header,omitempty"`
 	HitField      string           `json:"hit_field,omitempty"`
@@ -137,7 +138,8 @@ type Point struct {
 // Gauge is one scraped series.
 type Gauge struct {
 	Endpoint string        `json:"endpoint"`
-	Name     string        `json:"name"` // with its labels, as the endpoint writes them
+	Name     string        `json:"name"`           // with its labels, as the endpoint writes them
+	Kind     string        `json:"kind,omitempty"` // "" a gauge; "rate" a counter per second; "quantile" a histogram's or summary's
 	Samples  []GaugeSample `json:"samples"`
 	Rest     float64       `json:"rest"`
 	Spread   float64       `json:"spread"`
@@ -178,15 +180,21 @@ type Knee struct {
 	Attribution string  `json:"attribution"` // "service" or "generator"
 }
 
-// Moved is the first gauge that left its resting value.
-type Moved struct {
+// RanOut is the first resource to run out: the gauge that first stopped
+// following the load (it held at a level while the load still rose) or
+// grew while throughput stayed flat, read stage by stage (ranout.go).
+type RanOut struct {
 	Gauge      string   `json:"gauge"`
 	Endpoint   string   `json:"endpoint"`
-	AtS        float64  `json:"at_s"`
-	Stage      string   `json:"stage"`
+	How        string   `json:"how"`    // "saturated" or "grew"
+	From       string   `json:"from"`   // the stage before the change
+	Before     float64  `json:"before"` // the gauge's mean over From
+	After      float64  `json:"after"`  // its mean over Stage
+	AtS        float64  `json:"at_s"`   // when it reached its ceiling, or first left its resting value
+	Stage      string   `json:"stage"`  // the stage that showed it
 	Level      float64  `json:"level"`
 	Rest       float64  `json:"rest"`
-	Value      float64  `json:"value"`
+	Value      float64  `json:"value"` // the sample at AtS
 	LatencyAtS *float64 `json:"latency_crossed_at_s,omitempty"`
 	LeadS      *float64 `json:"lead_s,omitempty"` // how long before the latency crossed
 	Text       string   `json:"text"`
@@ -223,17 +231,19 @@ type PhaseFigures struct {
 	LatencyGrowth *float64           `json:"latency_growth_ms_per_min,omitempty"`
 	GaugeGrowth   map[string]float64 `json:"gauge_growth_per_min,omitempty"`
 	RecoveryS     *float64           `json:"recovery_s,omitempty"`
+	RecoveryLimit *float64           `json:"recovery_limit_s,omitempty"` // how soon it had to be
+	Failed        bool               `json:"failed,omitempty"`           // a spike not recovered from in time: exit 1
 	Text          string             `json:"text"`
 }
 
 // Routine is the four numbers kept run to run.
 type Routine struct {
-	Knee          *float64 `json:"knee_per_s,omitempty"`
-	KneeLevel     *float64 `json:"knee_level,omitempty"`
-	FirstGauge    string   `json:"first_gauge,omitempty"`
-	FirstGaugeAt  *float64 `json:"first_gauge_level,omitempty"`
-	PlateauGrowth *float64 `json:"plateau_growth_ms_per_min,omitempty"`
-	RecoveryS     *float64 `json:"recovery_s,omitempty"`
+	Knee            *float64 `json:"knee_per_s,omitempty"`
+	KneeLevel       *float64 `json:"knee_level,omitempty"`
+	FirstResource   string   `json:"first_resource,omitempty"`
+	FirstResourceAt *float64 `json:"first_resource_level,omitempty"`
+	PlateauGrowth   *float64 `json:"plateau_growth_ms_per_min,omitempty"`
+	RecoveryS       *float64 `json:"recovery_s,omitempty"`
 }
 
 // Comparison is this run's routine numbers against an earlier report's.

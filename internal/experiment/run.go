@@ -157,7 +157,7 @@ func shareOf(n int, s load.Shard) int {
 
 func settings(p *plan.Plan) Settings {
 	e := p.Experiment
-	s := Settings{Percentile: e.Percentile, Success: e.Success, ObjectiveMS: ms(e.Objective), KneeTolerance: e.KneeTolerance,
+	s := Settings{Percentile: e.Percentile, Success: e.Success, ObjectiveMS: ms(e.Objective), KneeTolerance: e.KneeTolerance, RecoveryS: e.Recovery.Seconds(),
 		HitStatus: e.HitStatus, HitHeader: e.HitHeader, HitField: e.HitField, HitValue: e.HitValue, Group: e.Group, WarmupS: e.Warmup.Seconds(), Ramp: e.Model == "closed" || (e.Model == "open" && len(e.Rates) > 0)}
 	if e.Model == "open" {
 		for _, ph := range e.Phases {
@@ -266,11 +266,11 @@ func (spec *Spec) ramp(ctx context.Context, group, label string, scrape bool) (*
 }
 
 // endpoints resolves "/metrics" against the target.
-func endpoints(target string, gauges []string) []string {
-	var out []string
+func endpoints(target string, gauges []plan.GaugeSource) []plan.GaugeSource {
+	var out []plan.GaugeSource
 	for _, g := range gauges {
-		if strings.HasPrefix(g, "/") {
-			g = strings.TrimSuffix(target, "/") + g
+		if strings.HasPrefix(g.URL, "/") {
+			g.URL = strings.TrimSuffix(target, "/") + g.URL
 		}
 		out = append(out, g)
 	}

@@ -45,8 +45,8 @@ func WriteSummary(w io.Writer, r *Report) error {
 	if c := r.Clients; c != nil && c.Abort != nil {
 		fmt.Fprintf(&b, "aborted: %s\n", c.Abort.Text)
 	}
-	if m := r.FirstMoved; m != nil {
-		fmt.Fprintf(&b, "first gauge to move: %s\n", m.Text)
+	if m := r.RanOut; m != nil {
+		fmt.Fprintf(&b, "first resource to run out: %s\n", m.Text)
 	}
 	for _, p := range r.Phases {
 		b.WriteString(p.Text + "\n")

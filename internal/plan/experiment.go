@@ -26,6 +26,10 @@ type Experiment struct {
 	Concurrency []int     // closed: the levels
 	Rates       []float64 // open: stepped plateaus, arrivals/s
 	Phases      []Phase   // open: ramp, plateau, spike, recovery
+	// Recovery is how soon after a spike ends its p95 must be back within
+	// 10 % of the plateau's, or the experiment fails; 0 = by the end of
+	// the recovery phase after the spike (open model only).
+	Recovery time.Duration
 
 	Users    int           // population
 	Think    time.Duration // population: the mean think time
@@ -44,8 +48,19 @@ type Experiment struct {
 	HitHeader     string        // "X-Cache: HIT" (name, value) or "X-Cache" (present): a hit by header
 	HitField      string        // a dotted path into a JSON body ("cache.hit"): a hit when it holds HitValue
 	HitValue      any           // hit_field's value: a bool, a string or a float64 (default true)
-	Gauges        []string      // Prometheus endpoints scraped every second; "/metrics" alone means the target's
+	Gauges        []GaugeSource // Prometheus endpoints scraped every second; "/metrics" alone means the target's
 	Line          int
+}
+
+// GaugeSource is one entry of gauges: an endpoint, and optionally one
+// metric of it read whatever its type: a gauge as it is, a counter as its
+// rate per second, a histogram (or a summary) as Quantile over each scrape
+// interval. Without Metric the endpoint's gauges and untyped values are
+// read and its counters and histograms skipped.
+type GaugeSource struct {
+	URL      string  // "/metrics" (the target's own) or a full URL
+	Metric   string  // a metric family's name; "" = every gauge
+	Quantile float64 // for a histogram or summary, in (0, 1); 0 = 0.99
 }
 
 // Phase is one phase of an open-loop experiment: the rate moves linearly
@@ -89,7 +104,7 @@ func (ps *parser) experiment(raw map[string]any) {
 	var own []string
 	switch model {
 	case "open":
-		own = []string{"stage", "rates", "phase"}
+		own = []string{"stage", "rates", "phase", "recovery"}
 	case "closed":
 		own = []string{"stage", "concurrency", "max_concurrency"}
 	case "population":
@@ -149,12 +164,12 @@ func (ps *parser) experiment(raw map[string]any) {
 			list = []any{v}
 		}
 		for _, g := range list {
-			s, isStr := g.(string)
-			if !isStr || !(strings.HasPrefix(s, "/") || strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")) {
-				ps.At(ep, "gauges", "gauges holds %v; write gauges = [\"/metrics\"] (the target's own) or full URLs such as \"http://127.0.0.1:9187/metrics\"", g)
+			src, ok := gaugeSource(g)
+			if !ok {
+				ps.At(ep, "gauges", "gauges holds %v; write gauges = [\"/metrics\"] (the target's own), full URLs such as \"http://127.0.0.1:9187/metrics\", or {url = \"/metrics\", metric = \"http_server_duration_seconds\", quantile = 0.99} for one counter or histogram", g)
 				break
 			}
-			e.Gauges = append(e.Gauges, s)
+			e.Gauges = append(e.Gauges, src)
 		}
 	}
 	switch model {
@@ -239,6 +254,9 @@ func ascending[T int | float64](xs []T) bool {
 }
 
 func (ps *parser) openExperiment(m map[string]any, ep []string, e *Experiment) {
+	if d, ok := ps.dur(m, ep, "recovery", `recovery = "30s"`, true); ok {
+		e.Recovery = d
+	}
 	phases := ps.Tables(m, ep, "phase", `[[experiment.phase]] with name = "ramp", to = 300 and duration = "5m"`)
 	_, rates := m["rates"]
 	switch {
@@ -435,4 +453,48 @@ func (ps *parser) hitRule(m map[string]any, ep []string, e *Experiment) {
 			}
 		}
 	}
+}
+
+// gaugeSource reads one entry of gauges: a URL string, or a table with
+// url, metric and quantile (a quantile only beside a metric).
+func gaugeSource(v any) (GaugeSource, bool) {
+	isURL := func(s string) bool {
+		return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+	}
+	if s, ok := v.(string); ok {
+		return GaugeSource{URL: s}, isURL(s)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return GaugeSource{}, false
+	}
+	var src GaugeSource
+	for k, x := range m {
+		switch k {
+		case "url":
+			src.URL, ok = x.(string)
+		case "metric":
+			src.Metric, ok = x.(string)
+			ok = ok && src.Metric != ""
+		case "quantile":
+			switch q := x.(type) {
+			case float64:
+				src.Quantile = q
+			case int64:
+				src.Quantile = float64(q)
+			default:
+				ok = false
+			}
+			ok = ok && src.Quantile > 0 && src.Quantile < 1
+		default:
+			ok = false
+		}
+		if !ok {
+			return GaugeSource{}, false
+		}
+	}
+	if !isURL(src.URL) || src.Quantile != 0 && src.Metric == "" {
+		return GaugeSource{}, false
+	}
+	return src, true
 }

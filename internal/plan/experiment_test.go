@@ -2,6 +2,7 @@ package plan
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,7 @@ duration = "5m"`, func(t *testing.T, e Experiment) {
 		}},
 		{"open phases", `model = "open"
 gauges = ["/metrics", "http://127.0.0.1:9187/metrics"]
+recovery = "30s"
 [[experiment.phase]]
 name = "ramp"
 from = 100
@@ -79,8 +81,17 @@ duration = "1m"`, func(t *testing.T, e Experiment) {
 			if len(e.Phases) != 3 || e.Phases[0].Kind != "ramp" || e.Phases[0].Steps != 5 || e.Phases[1].From != 3000 || e.Phases[2].To != 6000 {
 				t.Errorf("%+v", e.Phases)
 			}
-			if len(e.Gauges) != 2 {
-				t.Errorf("gauges %v", e.Gauges)
+			if len(e.Gauges) != 2 || e.Recovery != 30*time.Second {
+				t.Errorf("gauges %v, recovery %s", e.Gauges, e.Recovery)
+			}
+		}},
+		{"gauges naming a counter and a histogram", `model = "closed"
+max_concurrency = 4
+gauges = ["/metrics", {url = "/metrics", metric = "capacity_served_total"}, {url = "http://127.0.0.1:9187/metrics", metric = "http_server_duration_seconds", quantile = 0.99}]`, func(t *testing.T, e Experiment) {
+			want := []GaugeSource{{URL: "/metrics"}, {URL: "/metrics", Metric: "capacity_served_total"},
+				{URL: "http://127.0.0.1:9187/metrics", Metric: "http_server_duration_seconds", Quantile: 0.99}}
+			if !slices.Equal(e.Gauges, want) {
+				t.Errorf("gauges %+v, want %+v", e.Gauges, want)
 			}
 		}},
 	} {
@@ -136,6 +147,10 @@ func TestExperimentRefusals(t *testing.T) {
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_header = \"X-Cache:\"", `plan.toml:15: hit_header "X-Cache:" has a colon and no value`},
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_header = \": HIT\"", `plan.toml:15: hit_header ": HIT" names no header`},
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_field = \"cache..hit\"", `plan.toml:15: hit_field "cache..hit" is not a dotted path`},
+		{"model = \"closed\"\nmax_concurrency = 4\ngauges = [{url = \"/metrics\", quantile = 0.99}]", `plan.toml:15: gauges holds`},
+		{"model = \"closed\"\nmax_concurrency = 4\ngauges = [{url = \"/metrics\", metric = \"x\", quantile = 99}]", `or {url = "/metrics", metric = "http_server_duration_seconds", quantile = 0.99}`},
+		{"model = \"closed\"\nmax_concurrency = 4\ngauges = [{metric = \"x\"}]", `plan.toml:15: gauges holds`},
+		{"model = \"closed\"\nmax_concurrency = 4\nrecovery = \"30s\"", `unknown key "recovery" in [experiment] with model = "closed"`},
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_value = true", `plan.toml:15: hit_value is the value of hit_field`},
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_field = \"cache.hit\"\nhit_value = [1]", `plan.toml:16: hit_value holds [1]`},
 	} {

@@ -74,7 +74,7 @@ func serve(ctx context.Context, args []string, s IO) error {
 		auth.OIDC = &httpapi.OIDC{Issuer: c.issuer, Audience: c.audience, Allow: c.allow,
 			Workflows: c.workflows, Relays: c.relays, UseTokenID: st.UseTokenID}
 	}
-	handler := httpapi.New(svc, httpapi.Options{MaxBody: c.maxBody, Auth: auth, Metrics: metrics, Log: log})
+	handler := httpapi.New(svc, httpapi.Options{MaxBody: c.maxBody, Auth: auth, Metrics: metrics, Log: log, Experiments: st})
 
 	ln, err := net.Listen("tcp", c.listen)
 	if err != nil {

@@ -16,6 +16,9 @@ type Options struct {
 	Auth    *Auth
 	Metrics *Metrics
 	Log     *slog.Logger
+	// Experiments keeps capacity experiments (/v1/experiments,
+	// experiments.go); nil answers 404 there.
+	Experiments verdict.ExperimentStore
 }
 
 type server struct {
@@ -24,11 +27,13 @@ type server struct {
 	auth    *Auth
 	metrics *Metrics
 	log     *slog.Logger
+
+	experimentStore verdict.ExperimentStore
 }
 
 // New is the service's whole HTTP surface.
 func New(svc verdict.Service, o Options) http.Handler {
-	s := &server{svc: svc, maxBody: o.MaxBody, auth: o.Auth, metrics: o.Metrics, log: o.Log}
+	s := &server{svc: svc, maxBody: o.MaxBody, auth: o.Auth, metrics: o.Metrics, log: o.Log, experimentStore: o.Experiments}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBody
 	}
@@ -49,6 +54,7 @@ func New(svc verdict.Service, o Options) http.Handler {
 	route("/v1/decision", "decision", s.getDecision)
 	route("/v1/verdicts", "verdicts", s.getVerdicts)
 	route("/v1/release-line", "release-line", s.getReleaseLine)
+	route("/v1/experiments", "experiments", s.experiments)
 	route("/v1/", "unknown", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no route %s: see docs/verdictd.md for the API", r.URL.Path)
 	})
@@ -56,6 +62,7 @@ func New(svc verdict.Service, o Options) http.Handler {
 	route("/readyz", "readyz", s.readyz)
 	mux.Handle("/metrics", s.metrics.handler())
 	route("/r/{owner}/{repo}", "page", s.repoPage)
+	route("/r/{owner}/{repo}/experiments", "experiments-page", s.experimentsPage)
 	route("/{$}", "index", s.indexPage)
 	route("/", "unknown", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no page %s: the pages are / and /r/OWNER/REPO", r.URL.Path)

@@ -35,7 +35,7 @@ func Start(t testing.TB, configure func(a *httpapi.Auth, o *httpapi.Options)) *S
 		t.Fatal(err)
 	}
 	auth := &httpapi.Auth{TokenRepository: st.TokenRepository, ReadsPublic: true}
-	o := httpapi.Options{Auth: auth, Metrics: httpapi.NewMetrics()}
+	o := httpapi.Options{Auth: auth, Metrics: httpapi.NewMetrics(), Experiments: st}
 	if configure != nil {
 		configure(auth, &o)
 	}
