@@ -1,12 +1,12 @@
 package plan
 
 import (
-	"net"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/perfgate/perfgate/internal/load"
 	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
@@ -118,9 +118,9 @@ func (ps *parser) counters(raw map[string]any) {
 // counterURL says what is wrong with a counter's full URL, quoted first
 // (its password hidden), or "": it must
 // be http or https on loopback, like every address perfgate reaches, and
-// carry no credentials, which perfgate would print. (contract.LoopbackURL
-// says the same of the arms' URLs; plan cannot import contract, which
-// imports plan.)
+// carry no credentials, which perfgate would print, as
+// contract.LoopbackURL says of the arms' URLs (plan cannot import
+// contract, which imports plan; both take load.IsLoopback's rule).
 func counterURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
@@ -133,8 +133,7 @@ func counterURL(raw string) string {
 	case u.User != nil:
 		return shown + " holds a user name or password, which perfgate would print; read a count that needs none"
 	}
-	host := u.Hostname()
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if host := u.Hostname(); !load.IsLoopback(host) {
 		return shown + " names " + host + ", which is not loopback: perfgate only reads services of the run on 127.0.0.1 (or ::1)"
 	}
 	return ""
