@@ -2,20 +2,16 @@ package contract
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
+
+	loadengine "github.com/perfgate/perfgate/internal/load"
 )
 
 // IsLoopback reports whether host (a name or an address, without a port)
 // is this machine's loopback: perfgate only probes and loads arms there.
-func IsLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+// The rule is the load engine's (load.IsLoopback), which the plan reads too.
+func IsLoopback(host string) bool { return loadengine.IsLoopback(host) }
 
 // LoopbackURL checks that raw, with @PORT@ standing for a port, is a URL of
 // one of schemes on a loopback host. The error says what is wrong in words

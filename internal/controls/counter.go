@@ -147,34 +147,40 @@ func send(ctx context.Context, client *http.Client, base string, req load.Reques
 	return resp.StatusCode, nil
 }
 
-// readCount reads the counter's count from the arm: its HTTP path, or its
-// SQL query on the arm's store database.
+// readCount reads the counter's count: its HTTP path on the arm, its full
+// URL (another loopback service of the run, such as the token service,
+// read as written whichever arm the requests went to), or its SQL query on
+// the arm's store database.
 func readCount(ctx context.Context, client *http.Client, c plan.Counter, t Target) (float64, error) {
 	if c.SQL != "" {
 		return sqlCount(ctx, c, t)
 	}
 	ctx, cancel := context.WithTimeout(ctx, counterTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(t.URL, "/")+c.URL, nil)
+	u, on := strings.TrimRight(t.URL, "/")+c.URL, "on the "+t.Name
+	if !strings.HasPrefix(c.URL, "/") {
+		u, on = c.URL, "for the "+t.Name
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return 0, fmt.Errorf("counter %s: making the read of %s: %w", c.Name, c.URL, err)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("counter %s: reading %s on the %s: %w", c.Name, c.URL, t.Name, err)
+		return 0, fmt.Errorf("counter %s: reading %s %s: %w", c.Name, c.URL, on, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return 0, fmt.Errorf("counter %s: reading %s on the %s: %w", c.Name, c.URL, t.Name, err)
+		return 0, fmt.Errorf("counter %s: reading %s %s: %w", c.Name, c.URL, on, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("counter %s: %s on the %s answered %d, not 200", c.Name, c.URL, t.Name, resp.StatusCode)
+		return 0, fmt.Errorf("counter %s: %s %s answered %d, not 200", c.Name, c.URL, on, resp.StatusCode)
 	}
 	if c.Field == "" {
 		f, err := strconv.ParseFloat(strings.TrimSpace(string(data)), 64)
 		if err != nil {
-			return 0, fmt.Errorf("counter %s: %s on the %s answered %q, not a number; name the JSON field with field = \"...\"", c.Name, c.URL, t.Name, clip(data))
+			return 0, fmt.Errorf("counter %s: %s %s answered %q, not a number; name the JSON field with field = \"...\"", c.Name, c.URL, on, clip(data))
 		}
 		return f, nil
 	}

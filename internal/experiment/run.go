@@ -202,7 +202,7 @@ func (spec *Spec) ramp(ctx context.Context, group, label string, scrape bool) (*
 		start = time.Now().Add(20 * time.Millisecond)
 	}
 	a := load.Attack{Target: spec.Target, CAFile: spec.CAFile, Source: src, Groups: groups, Model: model,
-		Start: start, ServerTiming: spec.Plan.ServerTiming, Remote: true, Hit: hitRule(spec.Plan.Experiment)}
+		Start: start, ServerTiming: spec.Plan.ServerTiming, Remote: true, Hit: spec.Plan.Experiment.LoadRule()}
 	if spec.Progress != nil {
 		a.Progress = func(s load.Snapshot) {
 			i := len(meta) - 1
@@ -289,17 +289,4 @@ func stageOf(st *load.StageResult, shard load.Shard) (Stage, error) {
 	}
 	return Stage{Name: st.Name, Level: st.Level, Offered: offered, StartS: st.Start.Seconds(), LengthS: st.Length.Seconds(),
 		WarmupS: st.Warmup.Seconds(), Sent: st.Sent, Completed: st.Completed, Total: lr.Total, Groups: lr.Groups}, nil
-}
-
-// hitRule is the load engine's rule for a plan's hit_header or hit_field;
-// nil for hit_status (a status needs no rule) or no hit at all.
-func hitRule(e plan.Experiment) *load.HitRule {
-	switch {
-	case e.HitHeader != "":
-		name, val, _ := strings.Cut(e.HitHeader, ":")
-		return &load.HitRule{Header: strings.TrimSpace(name), Value: strings.TrimSpace(val)}
-	case e.HitField != "":
-		return &load.HitRule{Field: e.HitField, FieldValue: e.HitValue}
-	}
-	return nil
 }

@@ -94,7 +94,7 @@ func Run(ctx context.Context, o Options) error {
 	if err := load.WriteSummary(o.Stdout, meta, r); err != nil {
 		return fmt.Errorf("writing the summary: %w", err)
 	}
-	notes, ths := pairs.LoadNotes(src), pairs.LoadThresholds(p, r)
+	notes, ths := append(pairs.LoadNotes(src), hitLines(l.Hit, r)...), pairs.LoadThresholds(p, r)
 	verdict := pairs.WriteLoadVerdict(o.Stdout, notes, ths, pairs.LoadWrongAnswers(r))
 	if o.Out != "" {
 		if err := writeReport(o.Out, meta, r, append(notes, pairs.ThresholdLines(ths)...)); err != nil {
@@ -140,7 +140,7 @@ func (o Options) settings(p *plan.Plan) (plan.Load, error) {
 // ramping from the warm-up's rate.
 func attack(o Options, p *plan.Plan, l plan.Load, src load.Source, groups []load.Group) load.Attack {
 	a := load.Attack{Target: o.Target, CAFile: o.CAFile, Source: src, Groups: groups, Warmup: l.Warmup,
-		Duration: l.MeasuredDuration(), ServerTiming: p.ServerTiming}
+		Duration: l.MeasuredDuration(), ServerTiming: p.ServerTiming, Hit: l.Hit.LoadRule()}
 	if len(l.Stages) == 0 {
 		a.Pacer = load.ConstantPacer{Freq: l.Rate}
 		return a

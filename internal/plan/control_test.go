@@ -43,6 +43,11 @@ requests = 20
 sql = "SELECT count(*) FROM items"
 max_per_request = 100
 
+[[counter]]
+name = "token-service"
+group = "onward"
+url = "http://127.0.0.1:9100/calls"
+
 [[control]]
 kind = "idle"
 plan = "busy.toml"
@@ -66,6 +71,11 @@ counter = "exchanges"
 	if r, _ := p.CounterNamed("rows"); r.Requests != 20 || r.SQL == "" || r.MaxPerRequest != 1 {
 		t.Errorf("counter rows %+v", r)
 	}
+	// A counter of another loopback service of the run, without a
+	// limit: FerroFED's gate's 5 %.
+	if s, _ := p.CounterNamed("token-service"); s.URL != "http://127.0.0.1:9100/calls" || s.MaxPerRequest != DefaultCounterLimit || s.Requests != DefaultCounterRequests {
+		t.Errorf("counter token-service %+v", s)
+	}
 	idle, ok := p.ControlOf(ControlIdle)
 	if !ok || idle.Plan == nil || idle.Plan.AB.Idle.Seconds() != 60 || idle.PlanFile != "busy.toml" {
 		t.Errorf("idle control %+v", idle)
@@ -83,8 +93,10 @@ func TestCountersAndControlsRefusals(t *testing.T) {
 		{"unknown group", "[[counter]]\nname = \"c\"\ngroup = \"onwrd\"\nurl = \"/calls\"\nmax_per_request = 5\n", `plan.toml:14: group "onwrd" is not one of the plan's groups; write group = "onward"`},
 		{"reads nothing", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nmax_per_request = 5\n", `plan.toml:12: counter "c" reads nothing`},
 		{"url and sql", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"/calls\"\nsql = \"SELECT 1\"\nmax_per_request = 5\n", `plan.toml:16: counter "c" has both url and sql`},
-		{"no limit", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"/calls\"\n", `plan.toml:12: counter "c" has no limit`},
-		{"url not a path", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"calls\"\nmax_per_request = 5\n", `plan.toml:15: url "calls" must be a path`},
+		{"url not a path", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"calls\"\nmax_per_request = 5\n", `plan.toml:15: url "calls" is neither a path starting with / nor a URL; write url = "/calls" (a path on the arm) or url = "http://127.0.0.1:9100/calls"`},
+		{"url not loopback", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"http://tokens.internal:9100/calls\"\n", `plan.toml:15: url "http://tokens.internal:9100/calls" names tokens.internal, which is not loopback`},
+		{"url of another scheme", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"ftp://127.0.0.1/calls\"\n", `plan.toml:15: url "ftp://127.0.0.1/calls" has scheme "ftp", not http or https`},
+		{"url with a password", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"http://u:p@127.0.0.1:9100/calls\"\n", `plan.toml:15: url "http://u:xxxxx@127.0.0.1:9100/calls" holds a user name or password`},
 		{"fractional requests", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nrequests = 2.5\nurl = \"/calls\"\nmax_per_request = 5\n", `plan.toml:15: requests must be a whole number`},
 		{"duplicate counter", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"/calls\"\nmax_per_request = 5\n[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"/calls\"\nmax_per_request = 5\n", `plan.toml:18: counter name "c" is already used on line 13`},
 		{"bad table", "[[store_writes]]\ngroup = \"create\"\ntable = \"items; DROP\"\n", `plan.toml:14: table "items; DROP" is not a table name`},

@@ -1,26 +1,30 @@
 package plan
 
 import (
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/perfgate/perfgate/internal/load"
 	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
 // Counter is a [[counter]] table: after the pairs, perfgate sends Requests
 // requests of Group to an arm and reads a count before and after, from an
-// HTTP path on the arm (URL, the body a number or Field a JSON field by
-// dotted path) or an SQL query on the arm's store database (SQL). The
-// count's growth may be at most MaxPerRequest of the requests sent: the
-// FerroFED's gate's token exchanges at most 5 % of definition reads, which a missing
-// cache (one exchange per request) fails and a latency tolerance misses.
+// HTTP path on the arm or a full URL of another loopback service of the
+// run, such as the token service's /calls (URL, the body a number or Field
+// a JSON field by dotted path), or an SQL query on the arm's store
+// database (SQL). The count's growth may be at most MaxPerRequest of the
+// requests sent (default DefaultCounterLimit): FerroFED's gate's token
+// exchanges at most 5 % of definition reads, which a missing cache (one
+// exchange per request) fails and a latency tolerance misses.
 // internal/controls runs it (docs/controls.md).
 type Counter struct {
 	Name          string
 	Group         string
 	Requests      int
-	URL           string // a path on the arm, such as "/calls"
+	URL           string // a path on the arm ("/calls") or a loopback URL ("http://127.0.0.1:9100/calls")
 	Field         string // a dotted JSON path into URL's answer; "" = the body is a number
 	SQL           string // one query returning one number
 	MaxPerRequest float64
@@ -43,12 +47,16 @@ var tableName = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*\.)?[A-Za-z_][A-Za-z
 // DefaultCounterRequests is FerroFED's gate's 200 definition reads.
 const DefaultCounterRequests = 200
 
+// DefaultCounterLimit is FerroFED's gate's limit: token exchanges at most
+// 5 % of the definition reads (a fraction of the requests sent).
+const DefaultCounterLimit = 0.05
+
 func (ps *parser) counters(raw map[string]any) {
 	const example = `[[counter]] with name = "exchanges", group = "onward", url = "/calls", field = "exchanges", max_per_request = 5`
 	names := map[string]int{}
 	for i, m := range ps.Tables(raw, nil, "counter", example) {
 		cp := []string{"counter", strconv.Itoa(i)}
-		c := Counter{Requests: DefaultCounterRequests, Line: ps.Line(cp)}
+		c := Counter{Requests: DefaultCounterRequests, MaxPerRequest: DefaultCounterLimit, Line: ps.Line(cp)}
 		ps.Known(m, cp, "[[counter]]", "name", "group", "requests", "url", "field", "sql", "max_per_request")
 		name, ok := ps.Str(m, cp, "name", `name = "exchanges"`)
 		switch {
@@ -75,18 +83,18 @@ func (ps *parser) counters(raw map[string]any) {
 		c.SQL, _ = ps.Str(m, cp, "sql", `sql = "SELECT count(*) FROM exchanges"`)
 		switch {
 		case c.URL == "" && c.SQL == "":
-			ps.At(cp, "", "counter %q reads nothing; write url = \"/calls\" (a path on the arm answering a number or JSON) or sql = \"SELECT ...\" (a query on the arm's store)", name)
+			ps.At(cp, "", "counter %q reads nothing; write url = \"/calls\" (a path on the arm answering a number or JSON, or a loopback URL such as \"http://127.0.0.1:9100/calls\") or sql = \"SELECT ...\" (a query on the arm's store)", name)
 		case c.URL != "" && c.SQL != "":
 			ps.At(cp, "sql", "counter %q has both url and sql; keep one of them", name)
 		case c.URL != "" && !strings.HasPrefix(c.URL, "/"):
-			ps.At(cp, "url", "url %q must be a path on the arm, starting with /; write url = \"/calls\"", c.URL)
+			if why := counterURL(c.URL); why != "" {
+				ps.At(cp, "url", "url %s; write url = \"/calls\" (a path on the arm) or url = \"http://127.0.0.1:9100/calls\" (another service of the run, on loopback)", why)
+			}
 		case c.Field != "" && c.URL == "":
 			ps.At(cp, "field", "field reads a JSON answer, but counter %q reads sql; drop field", name)
 		}
 		if v, ok := ps.Num(m, cp, "max_per_request", "max_per_request = 5", 0, false, 1e6); ok {
 			c.MaxPerRequest = v / 100
-		} else if _, present := m["max_per_request"]; !present {
-			ps.At(cp, "", "counter %q has no limit; write max_per_request = 5 (percent of the requests sent)", name)
 		}
 		ps.p.Counters = append(ps.p.Counters, c)
 	}
@@ -105,6 +113,30 @@ func (ps *parser) counters(raw map[string]any) {
 		}
 		ps.p.StoreWrites = append(ps.p.StoreWrites, w)
 	}
+}
+
+// counterURL says what is wrong with a counter's full URL, quoted first
+// (its password hidden), or "": it must
+// be http or https on loopback, like every address perfgate reaches, and
+// carry no credentials, which perfgate would print, as
+// contract.LoopbackURL says of the arms' URLs (plan cannot import
+// contract, which imports plan; both take load.IsLoopback's rule).
+func counterURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return strconv.Quote(raw) + " is neither a path starting with / nor a URL"
+	}
+	shown := strconv.Quote(u.Redacted())
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return shown + " has scheme " + strconv.Quote(u.Scheme) + ", not http or https"
+	case u.User != nil:
+		return shown + " holds a user name or password, which perfgate would print; read a count that needs none"
+	}
+	if host := u.Hostname(); !load.IsLoopback(host) {
+		return shown + " names " + host + ", which is not loopback: perfgate only reads services of the run on 127.0.0.1 (or ::1)"
+	}
+	return ""
 }
 
 // groupRef reads a group = "name" that must name one of the plan's groups.

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,10 +43,7 @@ type Experiment struct {
 	Percentile    float64       // the latency percentile the knee and the objective read (95 for "p95")
 	Objective     time.Duration // the latency objective: the percentile must stay strictly below; 0 = none
 	KneeTolerance float64       // fraction: a knee lower than the previous run's by more is a regression
-	HitStatus     []int         // statuses that count as a hit (the rest of the expected ones are misses)
-	HitHeader     string        // "X-Cache: HIT" (name, value) or "X-Cache" (present): a hit by header
-	HitField      string        // a dotted path into a JSON body ("cache.hit"): a hit when it holds HitValue
-	HitValue      any           // hit_field's value: a bool, a string or a float64 (default true)
+	HitRule                     // hit_status, hit_header or hit_field: which answers are hits (hit.go)
 	Gauges        []GaugeSource // Prometheus endpoints scraped every second; "/metrics" alone means the target's
 	Line          int
 }
@@ -78,10 +74,6 @@ type Phase struct {
 var experimentModels = []string{"open", "closed", "population", "clients"}
 
 var phaseKinds = []string{"ramp", "plateau", "spike", "recovery"}
-
-// hitKeys are the ways of naming a hit; a plan writes at most one
-// (hit_value goes with hit_field).
-var hitKeys = []string{"hit_status", "hit_header", "hit_field"}
 
 // defaultExperiment holds the defaults: 99 % success, p95, a knee may move
 // 10 % before it is a regression.
@@ -157,7 +149,7 @@ func (ps *parser) experiment(raw map[string]any) {
 	if f, ok := ps.Num(m, ep, "knee_tolerance", "knee_tolerance = 10", 0, false, 100); ok {
 		e.KneeTolerance = f / 100
 	}
-	ps.hitRule(m, ep, e)
+	ps.hitRule(m, ep, "[experiment]", &e.HitRule)
 	if v, ok := m["gauges"]; ok {
 		list, isList := v.([]any)
 		if !isList {
@@ -396,63 +388,6 @@ func (p *Plan) GroupSource(v *Vars, seed int64, group string) (load.Source, []lo
 		return nil, nil, fmt.Errorf("the plan has no group %q", group)
 	}
 	return q.Source(v, seed)
-}
-
-// hitRule reads hit_status, hit_header or hit_field (with hit_value): one
-// way of naming a hit, refused at the second one's line.
-func (ps *parser) hitRule(m map[string]any, ep []string, e *Experiment) {
-	var named []string
-	for _, k := range hitKeys {
-		if _, ok := m[k]; ok {
-			named = append(named, k)
-		}
-	}
-	if len(named) > 1 {
-		ps.At(ep, named[1], "%s and %s both name what a hit is; keep one (docs/experiment.md, \"Hit ratio\")", named[0], named[1])
-		return
-	}
-	if _, ok := m["hit_value"]; ok {
-		if _, f := m["hit_field"]; !f {
-			ps.At(ep, "hit_value", "hit_value is the value of hit_field, and this [experiment] has no hit_field; write hit_field = \"cache.hit\" with it, or remove hit_value")
-			return
-		}
-	}
-	e.HitStatus, _ = ps.intList(m, ep, "hit_status", 100, 599, "an HTTP status (100-599)", "hit_status = [200]")
-	if s, ok := ps.Str(m, ep, "hit_header", `hit_header = "X-Cache: HIT"`); ok {
-		name, val, _ := strings.Cut(s, ":")
-		name = strings.TrimSpace(name)
-		if name == "" || strings.ContainsAny(name, " \t\r\n") {
-			ps.At(ep, "hit_header", "hit_header %q names no header; write hit_header = \"X-Cache: HIT\" (a header and its value) or hit_header = \"X-Cache\" (present)", s)
-			return
-		}
-		if strings.Contains(s, ":") && strings.TrimSpace(val) == "" {
-			ps.At(ep, "hit_header", "hit_header %q has a colon and no value; write hit_header = \"%s: HIT\", or hit_header = \"%s\" for present", s, name, name)
-			return
-		}
-		e.HitHeader = name
-		if v := strings.TrimSpace(val); v != "" {
-			e.HitHeader = name + ": " + v
-		}
-	}
-	if s, ok := ps.Str(m, ep, "hit_field", `hit_field = "cache.hit"`); ok {
-		if s == "" || slices.Contains(strings.Split(s, "."), "") {
-			ps.At(ep, "hit_field", "hit_field %q is not a dotted path into the JSON body; write hit_field = \"cache.hit\"", s)
-			return
-		}
-		e.HitField, e.HitValue = s, true
-		if v, ok := m["hit_value"]; ok {
-			switch x := v.(type) {
-			case bool, string:
-				e.HitValue = x
-			case int64:
-				e.HitValue = float64(x)
-			case float64:
-				e.HitValue = x
-			default:
-				ps.At(ep, "hit_value", "hit_value holds %v; write hit_value = true (or a string, or a number)", v)
-			}
-		}
-	}
 }
 
 // gaugeSource reads one entry of gauges: a URL string, or a table with

@@ -13,7 +13,8 @@ func (ps *parser) load(raw map[string]any) {
 	}
 	lp := []string{"load"}
 	l := &ps.p.Load
-	ps.Known(m, lp, "[load]", "rate", "warmup", "duration", "stage", "order")
+	ps.Known(m, lp, "[load]", append([]string{"rate", "warmup", "duration", "stage", "order"}, hitRuleKeys...)...)
+	ps.hitRule(m, lp, "[load]", &l.Hit)
 	if r, ok := ps.Num(m, lp, "rate", "rate = 20", 0, false, maxRate); ok {
 		l.Rate = r
 	}

@@ -83,6 +83,9 @@ type Load struct {
 	Duration time.Duration // with stages, their sum
 	Stages   []Stage
 	Order    string // "turn" (groups in turn) or "weight"
+	// Hit names the hits whose ratio perfgate load reports, with the
+	// keys [experiment] has (hit.go); the gate does not read it.
+	Hit HitRule
 }
 
 // Stage ramps the rate linearly from the previous target (the first from

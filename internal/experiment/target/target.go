@@ -56,7 +56,7 @@ type Server struct {
 	waitSum         time.Duration // pool waits since the last scrape
 	waitN           int64
 	served, shedCnt atomic.Uint64
-	busy            atomic.Int64 // nanoseconds workers held requests (delivered.go)
+	busy            atomic.Int64  // nanoseconds workers held requests (delivered.go)
 	answered        atomic.Uint64 // for HitEvery
 	// duration is each served request's time in the target, wait and
 	// service: a histogram for the experiments to read as a quantile.
