@@ -91,6 +91,7 @@ func capacityMet(t *testing.T, s *target.Server, cfg target.Config) float64 {
 }
 
 func TestClosedLoopKneeIsThePool(t *testing.T) {
+	t.Parallel()
 	srv, url := targettest.StartServer(t, slowPool)
 	p := parsePlan(t, `model = "closed"
 group = "work"
@@ -136,9 +137,12 @@ func checkRanOut(t *testing.T, rep *experiment.Report) {
 	}
 }
 
-// The knee tests run one at a time: the in-process pool's pace is what
-// they measure, and a knee measured beside another read 60/s for 80.
+// The knee tests run side by side: each compares its knee with the
+// capacity its own pool delivered (capacityMet), which a test beside it
+// slows as much as the knee; against W/S a knee measured beside another
+// read 60/s for 80.
 func TestOpenLoopKneeGaugeAndShedding(t *testing.T) {
+	t.Parallel()
 	srv, url := targettest.StartServer(t, pool)
 	p := parsePlan(t, `model = "open"
 group = "work"
@@ -177,6 +181,7 @@ gauges = ["/metrics"]
 }
 
 func TestControlRampTellsPayloadFromConcurrency(t *testing.T) {
+	t.Parallel()
 	// The light group is served as fast as the pool serves any request, so
 	// the control bends at the same level: the pool (concurrency) is the
 	// limit. The report must say which.
@@ -275,6 +280,7 @@ func TestHitRatioByHeaderAndJSONField(t *testing.T) {
 // in gauges, are read as a rate per second and as the p99 of each scrape
 // interval: in the report beside the plain gauges, and charted.
 func TestCounterAndHistogramAsGauges(t *testing.T) {
+	t.Parallel()
 	url := targettest.Start(t, pool)
 	p := parsePlan(t, `model = "closed"
 group = "work"
