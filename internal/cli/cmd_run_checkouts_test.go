@@ -24,6 +24,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The parallel tests wait on the commands they run (retries against a
+	// closed service, child processes, timeouts); the knee tests are serial.
+	testtier.Waiting(4)
 	code := m.Run()
 	servicetest.Cleanup()
 	os.Exit(code)

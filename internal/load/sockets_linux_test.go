@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // TestMain runs the test binary as the holding target when
@@ -21,6 +22,9 @@ func TestMain(m *testing.M) {
 		serveHolding()
 		return
 	}
+	// The parallel tests wait on their in-process targets (delays,
+	// stalls, timeouts); the ones that time the CPU are serial.
+	testtier.Waiting(4)
 	os.Exit(m.Run())
 }
 

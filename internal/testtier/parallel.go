@@ -1,0 +1,30 @@
+package testtier
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// Waiting raises this test binary's -test.parallel to n, unless the
+// command line set it: call it from TestMain before m.Run. go test runs
+// at most GOMAXPROCS parallel tests at once (2 on a 2-core runner), which
+// suits tests that compute; a package whose parallel tests wait (on
+// timeouts, cancels, sleeping targets, child processes) then waits for
+// them two at a time, and the short tier's 90 s goes to sleeping. A test
+// in such a package that measures time against the CPU must stay serial
+// (no t.Parallel): serial tests never run beside the parallel ones.
+func Waiting(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if set {
+		return
+	}
+	if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
+		fmt.Fprintf(os.Stderr, "testtier: setting -test.parallel %d: %v\n", n, err)
+	}
+}
