@@ -162,8 +162,20 @@ gauges = ["/metrics"]
 	if k == nil {
 		t.Fatalf("no knee; verdict %q", rep.Verdict)
 	}
-	if want := capacityMet(t, srv, pool); k.Throughput < 0.9*want || k.Throughput > 1.1*want {
-		t.Errorf("knee %.1f/s at %s, want the pool's %.1f/s within 10 %%", k.Throughput, k.Name, want)
+	// The open loop offers rates 20/s apart, a quarter of the pool's 80/s:
+	// the knee can only be the last rate the pool met, so the claim is at
+	// that grid's resolution. The pool's capacity as the run met it lies
+	// from the knee's rate to the next one's (10 % either side), and the
+	// knee served no more than the pool delivered. On a quiet machine the
+	// pool meets 80/s and the knee is 80/s; beside the full suite it met
+	// 73.1/s and the knee was, rightly, 60/s.
+	met := capacityMet(t, srv, pool)
+	next := k.Level
+	if k.Stage+1 < len(rep.Stages) {
+		next = rep.Stages[k.Stage+1].Level
+	}
+	if met < 0.9*k.Level || met > 1.1*next || k.Throughput > 1.1*met {
+		t.Errorf("knee %.1f/s at %s (next stage %g/s), want the pool's %.1f/s from the knee's rate to the next one's, and no more served", k.Throughput, k.Name, next, met)
 	}
 	last := rep.Stages[len(rep.Stages)-1].Derived
 	if last.Counts || !strings.Contains(strings.Join(last.Flags, ";"), "success gate") {
