@@ -186,39 +186,44 @@ func repeatFile(out string, i int) string {
 // FinishSideBySide prints and writes runs set side by side; the exit code
 // is the worst run's, as Finish maps one run's.
 func FinishSideBySide(w io.Writer, sb *SideBySide, out, htmlOut string) error {
-	if err := WriteSideBySide(w, sb); err != nil {
-		return fmt.Errorf("writing the side-by-side summary: %w", err)
+	runs := strings.Join(sb.Verdicts, "; ")
+	return finish(func() error { return WriteSideBySide(w, sb) }, out, sb.WriteFile, htmlOut,
+		func(p string) error { return WriteSideBySideHTMLFile(p, sb) }, sb.Exit, "a run failed: "+runs, "a run could not answer: "+runs)
+}
+
+// finish is Finish and FinishSideBySide: the summary, the JSON and HTML
+// files when named, and the exit code (0, 1 with failed, else 2 with
+// unanswered).
+func finish(summary func() error, out string, writeJSON func(string) error, htmlOut string, writeHTML func(string) error, code int, failed, unanswered string) error {
+	if err := summary(); err != nil {
+		return fmt.Errorf("writing the summary: %w", err)
 	}
 	if out != "" {
-		if err := sb.WriteFile(out); err != nil {
+		if err := writeJSON(out); err != nil {
 			return err
 		}
 	}
 	if htmlOut != "" {
-		if err := WriteSideBySideHTMLFile(htmlOut, sb); err != nil {
+		if err := writeHTML(htmlOut); err != nil {
 			return err
 		}
 	}
-	switch sb.Exit {
+	switch code {
 	case 0:
 		return nil
 	case 1:
-		return exit.Regressionf("perfgate experiment: a run failed: %s", strings.Join(sb.Verdicts, "; "))
+		return exit.Regressionf("perfgate experiment: %s", failed)
 	default:
-		return exit.Refusef("perfgate experiment: a run could not answer: %s", strings.Join(sb.Verdicts, "; "))
+		return exit.Refusef("perfgate experiment: %s", unanswered)
 	}
 }
 
 // SideBySideFiles is perfgate merge --side-by-side: the reports in files
 // (repeated runs of one experiment) beside each other, labelled by file.
 func SideBySideFiles(files []string) (*SideBySide, error) {
-	var reps []*Report
-	for _, f := range files {
-		r, err := ReadFile(f)
-		if err != nil {
-			return nil, exit.Refuse(fmt.Errorf("perfgate merge: %w", err))
-		}
-		reps = append(reps, r)
+	reps, err := readReports(files)
+	if err != nil {
+		return nil, err
 	}
 	sb, err := SideBySideOf(reps, files)
 	if err != nil {
@@ -231,27 +236,8 @@ func SideBySideFiles(files []string) (*SideBySide, error) {
 // the exit code: 0 answered, 1 a threshold or the previous run's knee
 // failed, 2 the run could not answer its question.
 func Finish(w io.Writer, rep *Report, out, htmlOut string) error {
-	if err := WriteSummary(w, rep); err != nil {
-		return fmt.Errorf("writing the summary: %w", err)
-	}
-	if out != "" {
-		if err := rep.WriteFile(out); err != nil {
-			return err
-		}
-	}
-	if htmlOut != "" {
-		if err := WriteHTMLFile(htmlOut, rep); err != nil {
-			return err
-		}
-	}
-	switch rep.Exit {
-	case 0:
-		return nil
-	case 1:
-		return exit.Regressionf("perfgate experiment: %s", rep.Verdict)
-	default:
-		return exit.Refusef("perfgate experiment: %s", rep.Verdict)
-	}
+	return finish(func() error { return WriteSummary(w, rep) }, out, rep.WriteFile, htmlOut,
+		func(p string) error { return WriteHTMLFile(p, rep) }, rep.Exit, rep.Verdict, rep.Verdict)
 }
 
 // ParseShard reads "i/N"; "/N" takes i from JOB_COMPLETION_INDEX (a
@@ -275,13 +261,9 @@ func ParseShard(s, jobIndex string) (load.Shard, error) {
 // MergeFiles is perfgate merge: the shard reports in files merged exactly
 // (HDR histograms merge), compared with previous when it names a report.
 func MergeFiles(files []string, previous string) (*Report, error) {
-	var reps []*Report
-	for _, f := range files {
-		r, err := ReadFile(f)
-		if err != nil {
-			return nil, exit.Refuse(fmt.Errorf("perfgate merge: %w", err))
-		}
-		reps = append(reps, r)
+	reps, err := readReports(files)
+	if err != nil {
+		return nil, err
 	}
 	m, err := Merge(reps)
 	if err != nil {
@@ -295,4 +277,17 @@ func MergeFiles(files []string, previous string) (*Report, error) {
 		Compare(m, prev, previous)
 	}
 	return m, nil
+}
+
+// readReports reads perfgate merge's report files.
+func readReports(files []string) ([]*Report, error) {
+	var reps []*Report
+	for _, f := range files {
+		r, err := ReadFile(f)
+		if err != nil {
+			return nil, exit.Refuse(fmt.Errorf("perfgate merge: %w", err))
+		}
+		reps = append(reps, r)
+	}
+	return reps, nil
 }
