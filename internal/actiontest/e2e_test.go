@@ -270,7 +270,7 @@ compose = ["compose.yaml"]
 // summary in GITHUB_STEP_SUMMARY. A second run, sent SIGTERM mid-pair
 // while the base's copy of the dependency answers on 127.0.0.2, leaves no
 // container, compose project, process or PostgreSQL behind.
-func TestActionOnARunner(t *testing.T) {
+func TestMeasuredActionOnARunner(t *testing.T) {
 	testtier.Heavy(t, testtier.Debootstrap)
 	began := time.Now()
 	img := actionImage(t)

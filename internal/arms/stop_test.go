@@ -86,7 +86,7 @@ func TestUnexpectedExitWhileRunning(t *testing.T) {
 	a := startArm(t, Spec{Name: "head", Command: []string{"sh", "-c", "echo up; sleep 0.3; echo dying of a bug; exit 4"}})
 	select {
 	case <-a.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("Done not closed after the arm exited")
 	}
 	err := a.Err()
@@ -108,7 +108,7 @@ func TestContextEndStopsArm(t *testing.T) {
 	cancel()
 	select {
 	case <-a.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("the arm outlived its context")
 	}
 	if running(a.PID()) {
@@ -140,7 +140,7 @@ func TestStopKillsDaemons(t *testing.T) {
 			t.Cleanup(func() { syscall.Kill(child, syscall.SIGKILL) })
 			// Wait until the daemon is out of the tree: no parent link and no
 			// process group lead to it.
-			deadline := time.Now().Add(10 * time.Second)
+			deadline := time.Now().Add(time.Minute)
 			for {
 				p, ok := readStat(child)
 				if !ok {

@@ -41,7 +41,7 @@ func TestExampleServiceServesUntilCancelled(t *testing.T) {
 	}()
 	re := regexp.MustCompile(`listening on (http://\S+)`)
 	var url string
-	for deadline := time.Now().Add(10 * time.Second); url == ""; {
+	for deadline := time.Now().Add(time.Minute); url == ""; {
 		if m := re.FindStringSubmatch(out.String()); m != nil {
 			url = m[1]
 		} else if time.Now().After(deadline) {
@@ -66,7 +66,7 @@ func TestExampleServiceServesUntilCancelled(t *testing.T) {
 		if err != nil {
 			t.Fatalf("example-service ended with %v after its context ended", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("example-service did not stop when its context ended")
 	}
 }

@@ -24,8 +24,7 @@ import (
 // about 30 % lower, past the default 10 % knee_tolerance against the
 // first: exit 1 naming the first's commit, and the service's page draws
 // both knees.
-func TestExperimentPostedTwiceKneeFell(t *testing.T) {
-	// Not parallel: it measures knees (see TestExperimentCommand).
+func experimentPostedTwiceKneeFell(t *testing.T) {
 	svc := apitest.Start(t, nil)
 	var staging atomic.Pointer[http.Handler]
 	deploy := func(service time.Duration) {

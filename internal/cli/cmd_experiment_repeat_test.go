@@ -17,8 +17,7 @@ import (
 // Three runs of one experiment, each written as its own report, set side
 // by side by --repeat; merge --side-by-side reads those reports back into
 // the same tables, and refuses runs of different plans.
-func TestExperimentRepeatSideBySide(t *testing.T) {
-	// Not parallel: it measures knees (see TestExperimentCommand).
+func experimentRepeatSideBySide(t *testing.T) {
 	url := targettest.Start(t, target.Config{Workers: 2, Service: 20 * time.Millisecond})
 	planPath := writePlan(t, experimentGroups+`
 [experiment]

@@ -31,10 +31,29 @@ path = "/work"
 expect = 200
 `
 
-func TestExperimentCommand(t *testing.T) {
-	// Not parallel: it measures a knee, which a test loading the same
-	// cores beside it moves (see internal/experiment's knee tests).
-	//
+// The knee tests run as one test, in parallel with each other but beside
+// no other test of the package: each measures a knee, which a test loading
+// the same cores beside it moves (see internal/experiment's knee tests),
+// and their own load is a few clients of sleeping workers, which three of
+// them at once leave well alone. One after the other they were a third of
+// the package's time.
+func TestExperimentKnees(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		test func(*testing.T)
+	}{
+		{"Command", experimentCommand},
+		{"RepeatSideBySide", experimentRepeatSideBySide},
+		{"PostedTwiceKneeFell", experimentPostedTwiceKneeFell},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.test(t)
+		})
+	}
+}
+
+func experimentCommand(t *testing.T) {
 	// 100 ms of service, not 20: on a crowded machine each request also
 	// waits for the CPU (20 to 60 ms a request was seen, at load 10 to 18
 	// on 2 cores), and more so below the pool's size, where the clients'

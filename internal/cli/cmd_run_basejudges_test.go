@@ -25,7 +25,7 @@ func judgedTree(armEnv, settings string) map[string]string {
 // threshold still fails on latency, judged at the base's 10 %; a head that
 // tightens the base's loose tolerance is judged at its own tighter one.
 // The summary and the report name the setting with both values.
-func TestRunJudgesWithTheStricterPlan(t *testing.T) {
+func TestMeasuredRunJudgesWithTheStricterPlan(t *testing.T) {
 	testtier.Heavy(t, testtier.Gate)
 	t.Setenv("PERFGATE_TEST_EXAMPLED", buildExampled(t))
 	threshold := "[[threshold]]\ngroup = \"hello\"\nmetric = \"p99\"\nbelow = \"10ms\"\n"

@@ -105,7 +105,7 @@ var shortRun = []string{"run", "--store=false", "--pairs", "4", "--warmup", "2s"
 // the other's containers. Every command runs from the checkout's root with
 // the default paths (--target target, --repo ., --log-dir), which
 // docker-compose 1.29 once refused with FileNotFoundError.
-func TestRunsOfCheckoutsThatShareAFolderName(t *testing.T) {
+func TestMeasuredRunsOfCheckoutsThatShareAFolderName(t *testing.T) {
 	testtier.Heavy(t, testtier.Docker)
 	t.Setenv("PERFGATE_TEST_EXAMPLED", buildExampled(t))
 	img := servicetest.Image(t)

@@ -54,7 +54,7 @@ expect = 200
 // The whole gate over a real repository: prepare resolves the PR's merge
 // base and builds both arms from their own trees; run boots each with its
 // own overrides (the head's carry a 50 % slowdown) and fails naming p50.
-func TestRunOverPreparedArms(t *testing.T) {
+func TestMeasuredRunOverPreparedArms(t *testing.T) {
 	t.Setenv("PERFGATE_TEST_EXAMPLED", buildExampled(t))
 	r := gittest.New(t)
 	r.Git("checkout", "-q", "-b", "main")

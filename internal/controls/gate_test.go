@@ -235,12 +235,12 @@ func find(lines []string, parts ...string) string {
 	return ""
 }
 
-// TestControlsFailAndHeadPasses is FerroFED's gate's after-run part end to
+// TestMeasuredControlsFailAndHeadPasses is FerroFED's gate's after-run part end to
 // end: the head's store wrote a row per answer, the head's cached lane
 // passes the exchange counter, the idle control's poller fails the second
 // plan's idle limits, and the variant (the head without its token cache)
 // fails the counter. The verdict passes and the summary names every count.
-func TestControlsFailAndHeadPasses(t *testing.T) {
+func TestMeasuredControlsFailAndHeadPasses(t *testing.T) {
 	t.Parallel()
 	p := writePlan(t, "3s", "2", "1")
 	rep, out := runGate(t, p, service(), service(), 3)
@@ -317,10 +317,10 @@ func TestControlsFailAndHeadPasses(t *testing.T) {
 	compareAgain(t, out, rep)
 }
 
-// TestBlindIdleControlCannotBeJudged: a control plan whose limits the
+// TestMeasuredBlindIdleControlCannotBeJudged: a control plan whose limits the
 // poller cannot reach passes, so the gate is blind and the run is exit 2,
 // the control named.
-func TestBlindIdleControlCannotBeJudged(t *testing.T) {
+func TestMeasuredBlindIdleControlCannotBeJudged(t *testing.T) {
 	t.Parallel()
 	p := writePlan(t, "2s", "10000", "1000000000")
 	rep, out := runGate(t, p, service(), service(), 3)
@@ -342,9 +342,9 @@ func TestBlindIdleControlCannotBeJudged(t *testing.T) {
 	compareAgain(t, out, rep)
 }
 
-// TestHeadWithoutCacheFailsCounter: a head that lost its cache does one
+// TestMeasuredHeadWithoutCacheFailsCounter: a head that lost its cache does one
 // exchange per request, a regression the counter names with both counts.
-func TestHeadWithoutCacheFailsCounter(t *testing.T) {
+func TestMeasuredHeadWithoutCacheFailsCounter(t *testing.T) {
 	t.Parallel()
 	p := writePlan(t, "2s", "2", "1")
 	rep, out := runGate(t, p, service(), service("--token-cache=false"), 1)

@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 // demo's own budget (a pass, no engine, an interrupt, a kill): the same
 // stages through `perfgate demo`'s profile flags, with 2 pairs of 1 s
 // warm-up and 4 s measured and a 2 s idle phase instead of 4 x (2 s + 8 s)
-// and 5 s. TestDemoIsTheWholePipeline runs the demo as a user types it.
+// and 5 s. TestMeasuredDemoIsTheWholePipeline runs the demo as a user types it.
 var quick = []string{"--pairs", "2", "--warmup", "1s", "--measure", "4s", "--idle", "2s"}
 
 // demoRun runs `perfgate demo` as a user types it and returns its exit code
@@ -141,7 +141,7 @@ func leftBehind(t *testing.T, out, stderr string) []string {
 // stays behind. The one demo of the package run as a user types it, with
 // the default profile; it runs beside the package's other demos, as a
 // user's runs beside other jobs, and its budget holds there too.
-func TestDemoIsTheWholePipeline(t *testing.T) {
+func TestMeasuredDemoIsTheWholePipeline(t *testing.T) {
 	t.Parallel()
 	testtier.Heavy(t, testtier.Docker)
 	if why := dockerMissing(); why != "" {
@@ -214,7 +214,7 @@ func TestDemoIsTheWholePipeline(t *testing.T) {
 
 // --no-regression: the head commit changes only its dependency's settings,
 // and the gate passes.
-func TestDemoWithoutRegressionPasses(t *testing.T) {
+func TestMeasuredDemoWithoutRegressionPasses(t *testing.T) {
 	t.Parallel()
 	testtier.Heavy(t, testtier.Docker)
 	if why := dockerMissing(); why != "" {
@@ -238,7 +238,7 @@ func TestDemoWithoutRegressionPasses(t *testing.T) {
 
 // Without a docker engine the demo says so and runs the same pipeline
 // without the dependency; --no-regression passes there too.
-func TestDemoWithoutDockerEngine(t *testing.T) {
+func TestMeasuredDemoWithoutDockerEngine(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "demo")
 	code, stdout, stderr := demoRun(t, perfgate, []string{"DOCKER_HOST=unix://" + filepath.Join(t.TempDir(), "no-engine.sock")},

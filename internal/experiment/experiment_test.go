@@ -90,17 +90,37 @@ func capacityMet(t *testing.T, s *target.Server, cfg target.Config) float64 {
 	return d
 }
 
+// kneeRun runs the experiment of planText against a new pool of cfg. A
+// run in which the machine starved the pool itself (its workers' sleeps
+// ended over 10 % late, so it delivered under 90 % of W/S) says nothing
+// about the experiment: every stage's latency then holds the scheduler's
+// delay, and on a machine's crowded first run the open loop's first stage,
+// at half the pool's capacity, was already over the objective. Such a run
+// is made again, up to three runs in all, as a gate's retry would; the
+// last is judged whatever it met.
+func kneeRun(t *testing.T, cfg target.Config, planText string, scrape time.Duration) (*target.Server, *experiment.Report) {
+	t.Helper()
+	p := parsePlan(t, planText)
+	for attempt := 1; ; attempt++ {
+		srv, url := targettest.StartServer(t, cfg)
+		rep := runSpec(t, p, experiment.Spec{Target: url, Shown: url, ScrapeEvery: scrape})
+		d := srv.Delivered()
+		if d >= 0.9*cfg.Capacity() || attempt == 3 {
+			return srv, rep
+		}
+		t.Logf("run %d: the machine starved the pool itself (it delivered %.1f/s of W/S = %.0f): running again", attempt, d, cfg.Capacity())
+	}
+}
+
 func TestClosedLoopKneeIsThePool(t *testing.T) {
 	t.Parallel()
-	srv, url := targettest.StartServer(t, slowPool)
-	p := parsePlan(t, `model = "closed"
+	srv, rep := kneeRun(t, slowPool, `model = "closed"
 group = "work"
 concurrency = [1, 2, 4, 8]
 warmup = "200ms"
 stage = "1500ms"
 gauges = ["/metrics"]
-`)
-	rep := runSpec(t, p, experiment.Spec{Target: url, Shown: url, ScrapeEvery: 100 * time.Millisecond})
+`, 100*time.Millisecond)
 	k := rep.Knee
 	if k == nil {
 		t.Fatalf("no knee; verdict %q", rep.Verdict)
@@ -143,21 +163,19 @@ func checkRanOut(t *testing.T, rep *experiment.Report) {
 // read 60/s for 80.
 func TestOpenLoopKneeGaugeAndShedding(t *testing.T) {
 	t.Parallel()
-	srv, url := targettest.StartServer(t, pool)
-	p := parsePlan(t, `model = "open"
+	// The gauges are scraped every 100 ms, not every second: the claim
+	// below orders the pool wait's move before p95's crossing, and at one
+	// scrape a second the move was seen up to a second late, after the
+	// crossing, on a loaded machine.
+	const scrape = 100 * time.Millisecond
+	srv, rep := kneeRun(t, pool, `model = "open"
 group = "work"
 rates = [40, 60, 80, 100, 120]
 warmup = "500ms"
 stage = "1500ms"
 objective = "120ms"
 gauges = ["/metrics"]
-`)
-	// The gauges are scraped every 100 ms, not every second: the claim
-	// below orders the pool wait's move before p95's crossing, and at one
-	// scrape a second the move was seen up to a second late, after the
-	// crossing, on a loaded machine.
-	const scrape = 100 * time.Millisecond
-	rep := runSpec(t, p, experiment.Spec{Target: url, Shown: url, ScrapeEvery: scrape})
+`, scrape)
 	k := rep.Knee
 	if k == nil {
 		t.Fatalf("no knee; verdict %q", rep.Verdict)
@@ -198,7 +216,7 @@ func TestControlRampTellsPayloadFromConcurrency(t *testing.T) {
 	// the control bends at the same level: the pool (concurrency) is the
 	// limit. The report must say which.
 	//
-	// Both knees are read as internal/cli's TestExperimentCommand reads its
+	// Both knees are read as internal/cli's TestExperimentKnees/Command reads its
 	// one: 100 ms of service, so a crowded machine's waits for the CPU (20
 	// to 60 ms a request at load 10 to 18 on 2 cores, more below the pool's
 	// size than above it) cannot make c=4 gain half of c=2's throughput,

@@ -124,7 +124,7 @@ func checkPlanLines(t *testing.T, path string) {
 	}
 }
 
-func TestAAPasses(t *testing.T) {
+func TestMeasuredAAPasses(t *testing.T) {
 	t.Parallel()
 	v := gateRun(t, shortPlan(t, 0), service("--latency", "5ms"), service("--latency", "5ms"), false)
 	if v.Code != judge.Pass {
@@ -135,7 +135,7 @@ func TestAAPasses(t *testing.T) {
 	}
 }
 
-func TestSlowdownFailsNamingMetric(t *testing.T) {
+func TestMeasuredSlowdownFailsNamingMetric(t *testing.T) {
 	t.Parallel()
 	v := gateRun(t, shortPlan(t, 0), service("--latency", "5ms"), service("--latency", "5ms", "--latency-factor", "1.3"), false)
 	if v.Code != judge.Regression {
@@ -155,7 +155,7 @@ func TestSlowdownFailsNamingMetric(t *testing.T) {
 	}
 }
 
-func TestStallingHeadCannotBeJudged(t *testing.T) {
+func TestMeasuredStallingHeadCannotBeJudged(t *testing.T) {
 	t.Parallel()
 	v := gateRun(t, shortPlan(t, 0), service("--latency", "2ms"), service("--latency", "2ms", "--stall", "400ms", "--stall-every", "1s"), false)
 	if v.Code != judge.CannotJudge {
@@ -166,7 +166,7 @@ func TestStallingHeadCannotBeJudged(t *testing.T) {
 	}
 }
 
-func TestWrongStatus(t *testing.T) {
+func TestMeasuredWrongStatus(t *testing.T) {
 	t.Parallel()
 	t.Run("head fails", func(t *testing.T) {
 		t.Parallel()
@@ -187,7 +187,7 @@ func TestWrongStatus(t *testing.T) {
 	})
 }
 
-func TestIdlePhase(t *testing.T) {
+func TestMeasuredIdlePhase(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name  string

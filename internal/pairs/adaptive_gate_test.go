@@ -26,7 +26,7 @@ expect = 200
 // A real adaptive gate over two example-service arms, the head twice as
 // slow: the regression is settled at the first look, after min_pairs (4)
 // of the 8 pairs the gate may run, and the report's notes say so.
-func TestGateAdaptiveSettlesAClearRegressionEarly(t *testing.T) {
+func TestMeasuredAdaptiveSettlesAClearRegressionEarly(t *testing.T) {
 	var v judge.Verdict
 	for attempt := 1; attempt <= 3; attempt++ {
 		v = runGate(t, adaptiveGate, []string{"--latency", "10ms"}, []string{"--latency", "20ms"})
@@ -49,7 +49,7 @@ func TestGateAdaptiveSettlesAClearRegressionEarly(t *testing.T) {
 
 // Its A/A: the same service on both arms passes, and the notes say how
 // many of the 4 to 8 pairs ran and why the gate stopped.
-func TestGateAdaptiveAAPasses(t *testing.T) {
+func TestMeasuredAdaptiveAAPasses(t *testing.T) {
 	var v judge.Verdict
 	for attempt := 1; attempt <= 3; attempt++ {
 		v = runGate(t, adaptiveGate, []string{"--latency", "10ms"}, []string{"--latency", "10ms"})

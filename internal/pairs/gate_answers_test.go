@@ -12,7 +12,7 @@ import (
 // expects JSON there finds both arms answering wrong, so the base cannot
 // be compared with (exit 2) and the head's wrong answers are listed; the
 // answers = "same" sample finds the arms' answers alike.
-func TestGateWrongAnswers(t *testing.T) {
+func TestMeasuredWrongAnswers(t *testing.T) {
 	planText := strings.Replace(shortGate, "idle = \"0s\"\n", "idle = \"0s\"\nanswers = \"same\"\n", 1) +
 		"expect_json = { \"greeting\" = \"hi\" }\n"
 	v := runGate(t, planText, nil, []string{"--latency", "1ms"})

@@ -98,7 +98,7 @@ expect = 200
 // The A/B gate evaluates [[threshold]] on the head: a limit the head
 // cannot meet fails the gate with its own line naming the plan's line,
 // while the head is no slower than the base.
-func TestGateThresholdFails(t *testing.T) {
+func TestMeasuredThresholdFails(t *testing.T) {
 	var v judge.Verdict
 	// A runner too busy to hold the schedule makes the gate unjudgeable,
 	// which rightly wins over the threshold: run again, as a retry would.
@@ -126,7 +126,7 @@ func TestGateThresholdFails(t *testing.T) {
 // Issue 10: a base that answers every group with 404 left no latency to
 // compare, and a head 200 ms slower passed. It cannot be judged now, and
 // says which group was left out and why.
-func TestGateNoGroupCompared(t *testing.T) {
+func TestMeasuredNoGroupCompared(t *testing.T) {
 	v := runGate(t, shortGate, []string{"--status-override", "/hello=404"}, []string{"--latency", "200ms"})
 	if v.Code != judge.CannotJudge {
 		t.Fatalf("code %v, want cannot judge; failures %q notes %q", v.Code, v.Failures, v.Notes)
@@ -140,7 +140,7 @@ func TestGateNoGroupCompared(t *testing.T) {
 // A data source that ran out in a pair and reshuffled primed the cache the
 // arms measured: the note reaches the judge's input (so the JSON report)
 // and the verdict's notes (so every summary).
-func TestGateCachePrimedNote(t *testing.T) {
+func TestMeasuredCachePrimedNote(t *testing.T) {
 	const planText = `
 [ab]
 pairs = 2
@@ -169,7 +169,7 @@ expect = 200
 // rule = "seed", the medians rule's former name, still judges a real gate
 // by the medians rule, and the plan's warning about the name reaches the
 // verdict's notes, which every summary shows.
-func TestGateFormerRuleName(t *testing.T) {
+func TestMeasuredFormerRuleName(t *testing.T) {
 	v := runGate(t, "[judge]\nrule = \"seed\"\n"+shortGate, nil, nil)
 	if v.Rule != judge.RuleMedians || len(v.Metrics) == 0 || v.Metrics[0].Rule != judge.RuleMedians {
 		t.Fatalf("rule %q (metrics %d), want the medians rule", v.Rule, len(v.Metrics))

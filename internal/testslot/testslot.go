@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -59,6 +60,13 @@ func Acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
+// Prefix starts the name of every test that measures a gate (Hold
+// refuses any other). .ci/test runs those tests by that name, at the
+// machine's full priority, beside the rest of the suite run at a lower
+// one: a measured gate's generator must keep its schedule, while the
+// other tests check what the code does and only wait a little longer.
+const Prefix = "TestMeasured"
+
 // Hold is Acquire for a test: it waits at most 15 minutes (the suite's
 // go test timeout is 20) and fails the test when no slot came free. It
 // logs how long the test waited for its slot and, at release, how long it
@@ -67,6 +75,9 @@ func Acquire(ctx context.Context) (release func(), err error) {
 func Hold(t testing.TB) (release func()) {
 	t.Helper()
 	testtier.Heavy(t, testtier.Gate)
+	if !strings.HasPrefix(t.Name(), Prefix) {
+		t.Fatalf("testslot: %s measures a gate but its name does not start with %s: .ci/test runs the measured tests apart from the rest, by that name (go test -run '^%s'), so rename it", t.Name(), Prefix, Prefix)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	asked := time.Now()
