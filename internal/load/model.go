@@ -77,6 +77,11 @@ type ModelResult struct {
 	RetryAfter time.Duration
 	Retriers   int
 	Retries    uint64
+	// Actions are the users' first requests due in the measured window
+	// that the user got an answer to, Waited the time from each one's due
+	// time to the answer the user took: a retry's, when it walked away.
+	Actions uint64
+	Waited  time.Duration
 
 	// Clients only.
 	ClientStarts []time.Duration // when each client sent its first request, from the origin
@@ -94,6 +99,15 @@ func (m *ModelResult) RetryRate() float64 {
 		return 0
 	}
 	return float64(m.Retries) / window.Seconds()
+}
+
+// MeanWait is what a user waited for an answer, on average over the
+// measured actions; 0 without any.
+func (m *ModelResult) MeanWait() time.Duration {
+	if m.Actions == 0 {
+		return 0
+	}
+	return m.Waited / time.Duration(m.Actions)
 }
 
 // StageResult is one stage's measured window.

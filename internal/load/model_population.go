@@ -72,6 +72,7 @@ func (m *Population) drive(ctx context.Context, a *Attack, split *splitter) (*Re
 	}
 	end := d.end
 	retriers := 0
+	var w waits
 	for i := range m.Users {
 		if !m.Shard.mine(i) {
 			continue
@@ -85,23 +86,43 @@ func (m *Population) drive(ctx context.Context, a *Attack, split *splitter) (*Re
 			after = m.RetryAfter
 			retriers++
 		}
-		d.start(func() { d.user(ctx, join, end, m.Think, after, rng) })
+		d.start(func() { d.user(ctx, join, end, m.Think, after, rng, &w) })
 	}
 	r := d.collect(ctx)
 	r.Detail = &ModelResult{Model: "population", Users: m.Users, Think: m.Think, Joins: m.Think,
-		RetryShare: m.RetryShare, RetryAfter: m.RetryAfter, Retriers: retriers}
+		RetryShare: m.RetryShare, RetryAfter: m.RetryAfter, Retriers: retriers, Actions: w.n, Waited: w.total}
 	return r, nil
+}
+
+// waits adds up what the users waited over the actions due in the
+// measured window: from an action's due time to the answer the user took
+// (a retry's, when it walked away from the first), which with retries is
+// not any one request's latency.
+type waits struct {
+	mu    sync.Mutex
+	n     uint64
+	total time.Duration
+}
+
+func (w *waits) add(n uint64, total time.Duration) {
+	w.mu.Lock()
+	w.n += n
+	w.total += total
+	w.mu.Unlock()
 }
 
 // user runs one user until the run ends; retryAfter is 0 for a user who
 // never retries. The requests it walks away from are its own goroutines,
 // waited for before it returns.
-func (d *driver) user(ctx context.Context, join, end time.Time, think, retryAfter time.Duration, rng *rand.Rand) {
+func (d *driver) user(ctx context.Context, join, end time.Time, think, retryAfter time.Duration, rng *rand.Rand, w *waits) {
 	var c *conn
 	var left sync.WaitGroup
+	var acts uint64
+	var waited time.Duration
 	defer func() {
 		left.Wait()
 		d.release(c)
+		w.add(acts, waited)
 	}()
 	next := join
 	for next.Before(end) && d.sleepUntil(ctx, next) {
@@ -111,6 +132,10 @@ func (d *driver) user(ctx context.Context, join, end time.Time, think, retryAfte
 			h = d.retrying(ctx, &c, j, retryAfter, end, &left)
 		} else {
 			h = d.exchange(ctx, &c, &j)
+		}
+		if j.measured && h.kind == hitDone {
+			acts++
+			waited += h.done.Sub(j.intended)
 		}
 		next = h.done.Add(time.Duration(rng.ExpFloat64() * float64(think)))
 	}
@@ -169,9 +194,9 @@ func (d *driver) retrying(ctx context.Context, c **conn, j job, after time.Durat
 	now := time.Now()
 	if !now.Before(end) || d.stopping.Load() || ctx.Err() != nil {
 		// The run is over, or stopping: nobody is there to retry. The
-		// user goes home; done only has to be a time.
+		// user goes home with no answer.
 		if walked {
-			a.h.done = now
+			a.h = hit{kind: hitCanceled, done: now}
 		}
 		return a.h
 	}
