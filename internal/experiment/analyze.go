@@ -271,16 +271,24 @@ func population(r *Report) *Population {
 		p.Bias = load.JoiningBias(time.Duration(s.LengthS*1e9), think)
 	}
 	// A retry is a second request for one action of a user: the users'
-	// own rate, held against what N / (think + latency) predicts, is what
+	// own rate, held against what N / (think + wait) predicts, is what
 	// was served less the retries' rate, and what they offered the target
-	// is N / think plus that rate.
-	own, apart := p.Achieved, ""
+	// is N / think plus that rate. The wait is the users' own (from an
+	// action's send to the answer they took), since the mean latency
+	// counts the slow answers they walked away from and would predict
+	// too little.
+	own, apart, waitWord := p.Achieved, "", "latency"
 	if st.RetryShare > 0 {
 		p.RetryShare, p.RetryAfterS, p.Retriers = st.RetryShare, st.RetryAfterS, st.Retriers
 		p.Retries, p.RetryRate = s.Retries, s.Derived.RetryRate
 		p.OfferedWithRetries = p.Offered + p.RetryRate
 		p.Retry = fmt.Sprintf("retries: %d of %d users retry an answer slower than %s or failed (retry_share %g); they sent %d retries, %.1f/s, each a request of its own inside sent/s; offered with them %.1f/s (%.1f/s users / think + %.1f/s retries)",
 			p.Retriers, p.Users, time.Duration(p.RetryAfterS*1e9), p.RetryShare, p.Retries, p.RetryRate, p.OfferedWithRetries, p.Offered, p.RetryRate)
+		if s.Actions > 0 {
+			p.WaitMS = 1e3 * s.WaitS / float64(s.Actions)
+			p.Expected, waitWord = float64(st.Users)/(st.ThinkS+p.WaitMS/1e3), "wait"
+			p.Retry += fmt.Sprintf("; the users waited %.1f ms an action, the mean latency %.1f ms counting the answers they walked away from", p.WaitMS, s.Derived.MeanMS)
+		}
 		if p.RetryRate > 0 {
 			own = max(p.Achieved-p.RetryRate, 0)
 			apart = fmt.Sprintf(" (their retries' %.1f/s apart)", p.RetryRate)
@@ -296,7 +304,7 @@ func population(r *Report) *Population {
 	case own < 0.95*p.Expected/p.Bias:
 		p.Verdict = fmt.Sprintf("saturated: %d users offered %.1f/s and received %.1f/s%s, under the %.1f/s they get when nothing makes them wait", p.Users, p.Offered, own, apart, p.Expected)
 	default:
-		p.Verdict = fmt.Sprintf("kept up: %d users received %.1f/s%s of the %.1f/s users / (think + latency) predicts", p.Users, own, apart, p.Expected)
+		p.Verdict = fmt.Sprintf("kept up: %d users received %.1f/s%s of the %.1f/s users / (think + %s) predicts", p.Users, own, apart, p.Expected, waitWord)
 	}
 	return p
 }

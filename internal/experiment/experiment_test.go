@@ -389,6 +389,11 @@ retry_after = "100ms"
 	if pop.RetryRate != s.Derived.RetryRate || pop.OfferedWithRetries != pop.Offered+pop.RetryRate || pop.RetryRate <= 0 {
 		t.Errorf("retry rate %.2f/s (stage %.2f/s), offered %.1f/s, with retries %.1f/s", pop.RetryRate, s.Derived.RetryRate, pop.Offered, pop.OfferedWithRetries)
 	}
+	// The users waited for the answers they took, not the slow ones they
+	// walked away from, which the mean latency counts.
+	if pop.WaitMS <= 0 || pop.WaitMS >= s.Derived.MeanMS || s.Actions == 0 {
+		t.Errorf("the users waited %.1f ms over %d actions, the mean latency %.1f ms: want a wait under it", pop.WaitMS, s.Actions, s.Derived.MeanMS)
+	}
 	var sum, page, js strings.Builder
 	if err := experiment.WriteSummary(&sum, rep); err != nil {
 		t.Fatal(err)

@@ -136,7 +136,7 @@ func Merge(reps []*Report) (*Report, error) {
 
 func mergeStage(parts []Stage) (Stage, error) {
 	s := parts[0]
-	s.Sent, s.Completed, s.Offered, s.Retries = 0, 0, 0, 0
+	s.Sent, s.Completed, s.Offered, s.Retries, s.Actions, s.WaitS = 0, 0, 0, 0, 0, 0
 	var totals []*load.GroupStats
 	byName := map[string][]*load.GroupStats{}
 	var names []string
@@ -144,6 +144,8 @@ func mergeStage(parts []Stage) (Stage, error) {
 		s.Sent += p.Sent
 		s.Completed += p.Completed
 		s.Retries += p.Retries
+		s.Actions += p.Actions
+		s.WaitS += p.WaitS
 		s.Offered += p.Offered
 		res, err := (&load.Report{Groups: append([]load.GroupReport{p.Total}, p.Groups...)}).Result()
 		if err != nil {

@@ -99,6 +99,8 @@ type Stage struct {
 	Sent      uint64             `json:"sent"`
 	Completed uint64             `json:"completed"`
 	Retries   uint64             `json:"retries,omitempty"` // of sent, the population users' retries
+	Actions   uint64             `json:"actions,omitempty"` // a population's first requests due in the window that got an answer
+	WaitS     float64            `json:"wait_s,omitempty"`  // the users' total wait over those, each to the answer taken (a retry's when they walked away)
 	Total     load.GroupReport   `json:"total"`
 	Groups    []load.GroupReport `json:"groups"`
 	Derived   StageFigures       `json:"derived"`
@@ -235,6 +237,7 @@ type Population struct {
 	Retries            uint64  `json:"retries,omitempty"`
 	RetryRate          float64 `json:"retries_per_s,omitempty"`
 	OfferedWithRetries float64 `json:"offered_with_retries_per_s,omitempty"` // users / think + the retries' rate
+	WaitMS             float64 `json:"wait_ms,omitempty"`                    // the users' mean wait an action, which Expected reads with retries
 	Retry              string  `json:"retry_text,omitempty"`
 }
 

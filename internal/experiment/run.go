@@ -253,6 +253,10 @@ func (spec *Spec) ramp(ctx context.Context, group, label string, scrape bool) (*
 		out.series = append(out.series, Point{AtS: p.At.Seconds(), Stage: p.Stage, Done: p.Done, Failures: p.Failures,
 			P50MS: ms(p.P50), P95MS: ms(p.P95), P99MS: ms(p.P99), ServerP95MS: ms(p.ServerP95)})
 	}
+	if r.Detail.Model == "population" && len(out.stages) > 0 {
+		// One stage: the users' actions and waits are the run's.
+		out.stages[0].Actions, out.stages[0].WaitS = r.Detail.Actions, r.Detail.Waited.Seconds()
+	}
 	if r.Detail.Model == "clients" {
 		c := &Clients{}
 		for _, s := range r.Detail.ClientStarts {
