@@ -112,6 +112,7 @@ func deriveStages(stages []Stage, st Settings) {
 		if s.LengthS > 0 {
 			d.Throughput = float64(s.Completed) / s.LengthS
 			d.SendRate = float64(s.Sent) / s.LengthS
+			d.RetryRate = float64(s.Retries) / s.LengthS
 		}
 		t := s.Total
 		if t.Requests > 0 {
@@ -175,6 +176,11 @@ func deriveStages(stages []Stage, st Settings) {
 			case failed == 0 && d.ServerMS > 0 && d.ServerMS <= 1.5*firstServer:
 				d.Flags = append(d.Flags, fmt.Sprintf("shortfall is the generator's: served %.1f of %.1f/s while the server's %s stayed %.1f ms and nothing failed", d.Throughput, s.Offered, pname, d.ServerMS))
 			}
+		}
+		if s.Retries > 0 {
+			// Counted apart so the stage table shows how much of sent/s
+			// is the users asking again.
+			d.Flags = append(d.Flags, fmt.Sprintf("retries: %d of the sent (%.1f/s) are users' retries", s.Retries, d.RetryRate))
 		}
 		s.Derived = d
 	}
@@ -264,6 +270,30 @@ func population(r *Report) *Population {
 	if p.JoinsInside {
 		p.Bias = load.JoiningBias(time.Duration(s.LengthS*1e9), think)
 	}
+	// A retry is a second request for one action of a user: the users'
+	// own rate, held against what N / (think + wait) predicts, is what
+	// was served less the retries' rate, and what they offered the target
+	// is N / think plus that rate. The wait is the users' own (from an
+	// action's send to the answer they took), since the mean latency
+	// counts the slow answers they walked away from and would predict
+	// too little.
+	own, apart, waitWord := p.Achieved, "", "latency"
+	if st.RetryShare > 0 {
+		p.RetryShare, p.RetryAfterS, p.Retriers = st.RetryShare, st.RetryAfterS, st.Retriers
+		p.Retries, p.RetryRate = s.Retries, s.Derived.RetryRate
+		p.OfferedWithRetries = p.Offered + p.RetryRate
+		p.Retry = fmt.Sprintf("retries: %d of %d users retry an answer slower than %s or failed (retry_share %g); they sent %d retries, %.1f/s, each a request of its own inside sent/s; offered with them %.1f/s (%.1f/s users / think + %.1f/s retries)",
+			p.Retriers, p.Users, time.Duration(p.RetryAfterS*1e9), p.RetryShare, p.Retries, p.RetryRate, p.OfferedWithRetries, p.Offered, p.RetryRate)
+		if s.Actions > 0 {
+			p.WaitMS = 1e3 * s.WaitS / float64(s.Actions)
+			p.Expected, waitWord = float64(st.Users)/(st.ThinkS+p.WaitMS/1e3), "wait"
+			p.Retry += fmt.Sprintf("; the users waited %.1f ms an action, the mean latency %.1f ms counting the answers they walked away from", p.WaitMS, s.Derived.MeanMS)
+		}
+		if p.RetryRate > 0 {
+			own = max(p.Achieved-p.RetryRate, 0)
+			apart = fmt.Sprintf(" (their retries' %.1f/s apart)", p.RetryRate)
+		}
+	}
 	short := p.JoinsInside && p.ThinkTimes < load.MinThinkTimes
 	switch {
 	case short:
@@ -271,10 +301,10 @@ func population(r *Report) *Population {
 		p.Verdict = fmt.Sprintf("no saturation verdict: over %.1f think times with the joins inside the window the rate reads about %.0f %% high (1 + 1/(2k)), so %.1f/s may hide a population that did not keep up; run for at least %s (10 think times), or warm up for one think time (%s) so every user has joined first. The latency figures stand.",
 			p.ThinkTimes, 100*(p.Bias-1), p.Achieved, need, think)
 		r.Warnings = append(r.Warnings, p.Verdict)
-	case p.Achieved < 0.95*p.Expected/p.Bias:
-		p.Verdict = fmt.Sprintf("saturated: %d users offered %.1f/s and received %.1f/s, under the %.1f/s they get when nothing makes them wait", p.Users, p.Offered, p.Achieved, p.Expected)
+	case own < 0.95*p.Expected/p.Bias:
+		p.Verdict = fmt.Sprintf("saturated: %d users offered %.1f/s and received %.1f/s%s, under the %.1f/s they get when nothing makes them wait", p.Users, p.Offered, own, apart, p.Expected)
 	default:
-		p.Verdict = fmt.Sprintf("kept up: %d users received %.1f/s of the %.1f/s users / (think + latency) predicts", p.Users, p.Achieved, p.Expected)
+		p.Verdict = fmt.Sprintf("kept up: %d users received %.1f/s%s of the %.1f/s users / (think + %s) predicts", p.Users, own, apart, p.Expected, waitWord)
 	}
 	return p
 }

@@ -167,6 +167,72 @@ func TestPopulationTransientFerroFEDsArithmetic(t *testing.T) {
 	}
 }
 
+func TestPopulationRetriesCountedApart(t *testing.T) {
+	// 100 users, 10 s think time, 40 ms answers: 9.96 actions/s over
+	// 300 s, 2,988 first requests, and 150 retries by the 9 users of 100
+	// who drew to retry (retry_share 0.1) an answer slower than 2 s. The
+	// users waited 40 ms an action on average (the recorded latencies'
+	// mean is the same here; with slow answers walked away from it reads
+	// higher, and the prediction would read low).
+	mk := func(shard string) *Report {
+		s := mkStage(t, "100 users", 100, 10, 3138, 40, 0, 0, 0)
+		s.LengthS, s.Retries, s.Actions, s.WaitS = 300, 150, 2988, 2988*0.04
+		return &Report{Model: "population", Shard: shard, Stages: []Stage{s}, Settings: Settings{Percentile: 95, Success: 0.99,
+			Users: 100, ThinkS: 10, JoinsS: 10, WarmupS: 10, RetryShare: 0.1, RetryAfterS: 2, Retriers: 9}}
+	}
+	r := mk("")
+	Analyze(r)
+	p := r.Population
+	if p.Retries != 150 || p.RetryRate != 0.5 || p.OfferedWithRetries != 10.5 || p.Retriers != 9 || math.Abs(p.WaitMS-40) > 1e-9 {
+		t.Errorf("retries %d at %.2f/s, offered with them %.2f/s, %d retriers, wait %.3f ms; want 150 at 0.5/s, 10.5/s, 9, 40 ms", p.Retries, p.RetryRate, p.OfferedWithRetries, p.Retriers, p.WaitMS)
+	}
+	// A slow answer the users walked away from raises the mean latency,
+	// not their wait: the prediction reads the wait.
+	slow := mk("")
+	slow.Stages[0].WaitS = 2988 * 0.5
+	Analyze(slow)
+	if e := slow.Population.Expected; math.Abs(e-100/10.5) > 1e-9 {
+		t.Errorf("expected %.3f/s, want users / (think + wait) = %.3f/s", e, 100/10.5)
+	}
+	// The users' own rate is what was served less the retries: 10.0/s of
+	// the 9.96/s predicted, where with them it would read 10.5/s.
+	if want := "kept up: 100 users received 10.0/s (their retries' 0.5/s apart) of the 10.0/s users / (think + wait) predicts"; p.Verdict != want {
+		t.Errorf("verdict %q, want %q", p.Verdict, want)
+	}
+	line := "retries: 9 of 100 users retry an answer slower than 2s or failed (retry_share 0.1); they sent 150 retries, 0.5/s, each a request of its own inside sent/s; offered with them 10.5/s (10.0/s users / think + 0.5/s retries); the users waited 40.0 ms an action, the mean latency 40.0 ms counting the answers they walked away from"
+	if p.Retry != line {
+		t.Errorf("retry line\n %q\nwant\n %q", p.Retry, line)
+	}
+	if f := strings.Join(r.Stages[0].Derived.Flags, "; "); !strings.Contains(f, "retries: 150 of the sent (0.5/s) are users' retries") {
+		t.Errorf("stage flags %q lack the retries", f)
+	}
+	var sum, page strings.Builder
+	if err := WriteSummary(&sum, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&page, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sum.String(), line+"\n") || !strings.Contains(page.String(), "<p>retries: 9 of 100 users") {
+		t.Errorf("the summary or the HTML lacks the retry line:\n%s", sum.String())
+	}
+	// Shards add their retries and their retriers.
+	m, err := Merge([]*Report{mk("0/2"), mk("1/2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Stages[0]; s.Retries != 300 || m.Settings.Retriers != 18 || m.Population.RetryRate != 1 || s.Actions != 2*2988 || math.Abs(m.Population.WaitMS-40) > 1e-9 {
+		t.Errorf("merged: %d retries, %d retriers, %.2f/s, %d actions waiting %.1f ms; want 300, 18, 1/s, 5976, 40 ms", s.Retries, m.Settings.Retriers, m.Population.RetryRate, s.Actions, m.Population.WaitMS)
+	}
+	// Without retry_share nothing about retries is said.
+	r = mk("")
+	r.Settings.RetryShare, r.Stages[0].Retries = 0, 0
+	Analyze(r)
+	if r.Population.Retry != "" || strings.Contains(r.Population.Verdict, "retries") {
+		t.Errorf("no retries, yet %q / %q", r.Population.Retry, r.Population.Verdict)
+	}
+}
+
 func TestPreviousKnee(t *testing.T) {
 	mk := func(k float64) *Report { return &Report{Settings: rampSettings(), Routine: Routine{Knee: &k}} }
 	now, before := mk(3000), mk(4500)

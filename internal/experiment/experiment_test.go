@@ -2,10 +2,13 @@ package experiment_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -373,4 +376,60 @@ func names(gs []experiment.Gauge) []string {
 		out = append(out, g.Name)
 	}
 	return out
+}
+
+// The on-sale chapter's buyers who retry a slow request: every third
+// answer of the target is slow, every user retries one slower than
+// retry_after, and the report counts the retries apart.
+func TestPopulationRetriesInTheReport(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if (n.Add(1)-1)%3 == 0 {
+			time.Sleep(400 * time.Millisecond) // the slow answer's service time, far past retry_after
+		}
+	}))
+	t.Cleanup(srv.Close)
+	p := parsePlan(t, `model = "population"
+group = "work"
+users = 10
+think = "50ms"
+warmup = "100ms"
+duration = "1s"
+retry_share = 1
+retry_after = "100ms"
+`)
+	rep := runExperiment(t, p, srv.URL)
+	s, pop := rep.Stages[0], rep.Population
+	if s.Retries == 0 || pop == nil || pop.Retries != s.Retries || rep.Settings.Retriers != 10 {
+		t.Fatalf("stage retries %d, population %+v, retriers %d: want retries counted by every user", s.Retries, pop, rep.Settings.Retriers)
+	}
+	if pop.RetryRate != s.Derived.RetryRate || pop.OfferedWithRetries != pop.Offered+pop.RetryRate || pop.RetryRate <= 0 {
+		t.Errorf("retry rate %.2f/s (stage %.2f/s), offered %.1f/s, with retries %.1f/s", pop.RetryRate, s.Derived.RetryRate, pop.Offered, pop.OfferedWithRetries)
+	}
+	// The users waited for the answers they took, not the slow ones they
+	// walked away from, which the mean latency counts.
+	if pop.WaitMS <= 0 || pop.WaitMS >= s.Derived.MeanMS || s.Actions == 0 {
+		t.Errorf("the users waited %.1f ms over %d actions, the mean latency %.1f ms: want a wait under it", pop.WaitMS, s.Actions, s.Derived.MeanMS)
+	}
+	var sum, page, js strings.Builder
+	if err := experiment.WriteSummary(&sum, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := experiment.WriteHTML(&page, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Write(&js); err != nil {
+		t.Fatal(err)
+	}
+	for what, text := range map[string]string{"summary": sum.String(), "HTML": page.String(), "JSON": js.String()} {
+		for _, w := range []string{"retries", "offered with them"} {
+			if !strings.Contains(text, w) {
+				t.Errorf("the %s lacks %q", what, w)
+			}
+		}
+	}
+	if !strings.Contains(js.String(), `"offered_with_retries_per_s"`) {
+		t.Errorf("the JSON report lacks offered_with_retries_per_s")
+	}
 }

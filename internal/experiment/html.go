@@ -249,7 +249,7 @@ pre{background:#f7f7f7;padding:8px;font-size:12px;overflow-x:auto}
 {{with .R.Knee}}<p><b>Knee:</b> {{.Name}}, {{printf "%.1f" .Throughput}} answers/s ({{.Why}}). <i>Attributed to the {{.Attribution}}.</i></p>{{end}}
 <p><small>Rule: {{.Rule}}.</small></p>
 {{with .R.RanOut}}<p><b>First resource to run out:</b> {{.Text}}</p>{{end}}
-{{with .R.Population}}<p><b>Population:</b> {{.Verdict}}</p>{{end}}
+{{with .R.Population}}<p><b>Population:</b> {{.Verdict}}</p>{{with .Retry}}<p>{{.}}</p>{{end}}{{end}}
 {{with .R.Clients}}{{with .Abort}}<p><b>Aborted:</b> {{.Text}}</p>{{end}}{{end}}
 {{range .R.Phases}}<p>{{.Text}}</p>{{end}}
 {{range .R.Warnings}}<p style="color:#a00"><b>Warning:</b> {{.}}</p>{{end}}

@@ -82,6 +82,7 @@ func Merge(reps []*Report) (*Report, error) {
 		}
 		if i > 0 {
 			out.Settings.Users += r.Settings.Users
+			out.Settings.Retriers += r.Settings.Retriers
 			out.Canceled = out.Canceled || r.Canceled
 		}
 	}
@@ -135,13 +136,16 @@ func Merge(reps []*Report) (*Report, error) {
 
 func mergeStage(parts []Stage) (Stage, error) {
 	s := parts[0]
-	s.Sent, s.Completed, s.Offered = 0, 0, 0
+	s.Sent, s.Completed, s.Offered, s.Retries, s.Actions, s.WaitS = 0, 0, 0, 0, 0, 0
 	var totals []*load.GroupStats
 	byName := map[string][]*load.GroupStats{}
 	var names []string
 	for _, p := range parts {
 		s.Sent += p.Sent
 		s.Completed += p.Completed
+		s.Retries += p.Retries
+		s.Actions += p.Actions
+		s.WaitS += p.WaitS
 		s.Offered += p.Offered
 		res, err := (&load.Report{Groups: append([]load.GroupReport{p.Total}, p.Groups...)}).Result()
 		if err != nil {

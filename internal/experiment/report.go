@@ -77,6 +77,9 @@ type Settings struct {
 	Users         int              `json:"users,omitempty"`
 	ThinkS        float64          `json:"think_s,omitempty"`
 	JoinsS        float64          `json:"joins_s,omitempty"`
+	RetryShare    float64          `json:"retry_share,omitempty"`   // the share of users who retry; 0 = none
+	RetryAfterS   float64          `json:"retry_after_s,omitempty"` // they retry an answer slower than this
+	Retriers      int              `json:"retriers,omitempty"`      // the users who drew to retry (shards add)
 	WarmupS       float64          `json:"warmup_s"`
 	Ramp          bool             `json:"ramp"`                 // the stages are a ramp: the knee is the question
 	Thresholds    []plan.Threshold `json:"thresholds,omitempty"` // judged over every measured stage together
@@ -95,6 +98,9 @@ type Stage struct {
 	WarmupS   float64            `json:"warmup_s"`
 	Sent      uint64             `json:"sent"`
 	Completed uint64             `json:"completed"`
+	Retries   uint64             `json:"retries,omitempty"` // of sent, the population users' retries
+	Actions   uint64             `json:"actions,omitempty"` // a population's first requests due in the window that got an answer
+	WaitS     float64            `json:"wait_s,omitempty"`  // the users' total wait over those, each to the answer taken (a retry's when they walked away)
 	Total     load.GroupReport   `json:"total"`
 	Groups    []load.GroupReport `json:"groups"`
 	Derived   StageFigures       `json:"derived"`
@@ -104,6 +110,7 @@ type Stage struct {
 type StageFigures struct {
 	Throughput float64  `json:"throughput_per_s"` // expected answers finished in the window, per second
 	SendRate   float64  `json:"sent_per_s"`
+	RetryRate  float64  `json:"retries_per_s,omitempty"` // of the sent rate, the users' retries
 	Success    float64  `json:"success"`
 	LatencyMS  float64  `json:"latency_ms"` // the settings' percentile, client side
 	ServerMS   float64  `json:"server_ms,omitempty"`
@@ -222,6 +229,16 @@ type Population struct {
 	JoinsInside bool    `json:"joins_in_window"`
 	Bias        float64 `json:"bias"` // 1 + 1/(2k) with the joins inside the window
 	Verdict     string  `json:"verdict"`
+
+	// The users who retry, counted apart: present when retry_share is.
+	RetryShare         float64 `json:"retry_share,omitempty"`
+	RetryAfterS        float64 `json:"retry_after_s,omitempty"`
+	Retriers           int     `json:"retriers,omitempty"`
+	Retries            uint64  `json:"retries,omitempty"`
+	RetryRate          float64 `json:"retries_per_s,omitempty"`
+	OfferedWithRetries float64 `json:"offered_with_retries_per_s,omitempty"` // users / think + the retries' rate
+	WaitMS             float64 `json:"wait_ms,omitempty"`                    // the users' mean wait an action, which Expected reads with retries
+	Retry              string  `json:"retry_text,omitempty"`
 }
 
 // PhaseFigures is what a plateau or a spike showed.

@@ -94,7 +94,8 @@ func build(e plan.Experiment, shard load.Shard) (load.Model, []stageMeta, error)
 		return m, meta, nil
 	case "population":
 		add(fmt.Sprintf("%d users", e.Users), "", "", e.Warmup, e.Duration)
-		return &load.Population{Users: e.Users, Think: e.Think, Warmup: e.Warmup, Duration: e.Duration, Seed: 1, Shard: shard}, meta, nil
+		return &load.Population{Users: e.Users, Think: e.Think, Warmup: e.Warmup, Duration: e.Duration, Seed: 1, Shard: shard,
+			RetryShare: e.RetryShare, RetryAfter: e.RetryAfter}, meta, nil
 	case "clients":
 		add(fmt.Sprintf("%d clients", e.Clients), "", "", e.Warmup, e.Duration)
 		return &load.Clients{Clients: e.Clients, RampUp: e.RampUp, Throughput: e.Throughput, Warmup: e.Warmup,
@@ -124,6 +125,7 @@ func Run(ctx context.Context, spec Spec) (*Report, error) {
 	}
 	rep.Started, rep.Canceled = main.started, main.canceled
 	rep.Stages, rep.Series, rep.Gauges, rep.Clients = main.stages, main.series, main.gauges, main.clients
+	rep.Settings.Retriers = main.retriers
 	rep.Notes = append(rep.Notes, main.notes...)
 	if e.Control != "" && ctx.Err() == nil {
 		ctl, err := spec.ramp(ctx, e.Control, "control", false)
@@ -168,6 +170,7 @@ func settings(p *plan.Plan) Settings {
 	}
 	if e.Model == "population" {
 		s.Users, s.ThinkS, s.JoinsS = e.Users, e.Think.Seconds(), e.Think.Seconds()
+		s.RetryShare, s.RetryAfterS = e.RetryShare, e.RetryAfter.Seconds()
 	}
 	s.Thresholds = p.Thresholds
 	return s
@@ -181,6 +184,7 @@ type rampResult struct {
 	gauges   []Gauge
 	clients  *Clients
 	notes    []string
+	retriers int // the population's users who drew to retry
 }
 
 // ramp runs the model once with one group ("" = the plan's groups).
@@ -234,7 +238,7 @@ func (spec *Spec) ramp(ctx context.Context, group, label string, scrape bool) (*
 	if err != nil {
 		return nil, fmt.Errorf("running the experiment against %s: %w", spec.Shown, err)
 	}
-	out := &rampResult{started: r.Start.UTC(), canceled: r.Canceled}
+	out := &rampResult{started: r.Start.UTC(), canceled: r.Canceled, retriers: r.Detail.Retriers}
 	for i, st := range r.Detail.Stages {
 		s, err := stageOf(st, spec.Shard)
 		if err != nil {
@@ -248,6 +252,10 @@ func (spec *Spec) ramp(ctx context.Context, group, label string, scrape bool) (*
 	for _, p := range r.Detail.Series {
 		out.series = append(out.series, Point{AtS: p.At.Seconds(), Stage: p.Stage, Done: p.Done, Failures: p.Failures,
 			P50MS: ms(p.P50), P95MS: ms(p.P95), P99MS: ms(p.P99), ServerP95MS: ms(p.ServerP95)})
+	}
+	if r.Detail.Model == "population" && len(out.stages) > 0 {
+		// One stage: the users' actions and waits are the run's.
+		out.stages[0].Actions, out.stages[0].WaitS = r.Detail.Actions, r.Detail.Waited.Seconds()
 	}
 	if r.Detail.Model == "clients" {
 		c := &Clients{}
@@ -288,5 +296,5 @@ func stageOf(st *load.StageResult, shard load.Shard) (Stage, error) {
 		offered /= float64(shard.Of) // this shard's share of the schedule
 	}
 	return Stage{Name: st.Name, Level: st.Level, Offered: offered, StartS: st.Start.Seconds(), LengthS: st.Length.Seconds(),
-		WarmupS: st.Warmup.Seconds(), Sent: st.Sent, Completed: st.Completed, Total: lr.Total, Groups: lr.Groups}, nil
+		WarmupS: st.Warmup.Seconds(), Sent: st.Sent, Completed: st.Completed, Retries: st.Retries, Total: lr.Total, Groups: lr.Groups}, nil
 }

@@ -41,6 +41,9 @@ func WriteSummary(w io.Writer, r *Report) error {
 	}
 	if p := r.Population; p != nil {
 		fmt.Fprintf(&b, "population: offered %.1f/s (users / think), achieved %.1f/s over %.1f think times; %s\n", p.Offered, p.Achieved, p.ThinkTimes, p.Verdict)
+		if p.Retry != "" {
+			b.WriteString(p.Retry + "\n")
+		}
 	}
 	if c := r.Clients; c != nil && c.Abort != nil {
 		fmt.Fprintf(&b, "aborted: %s\n", c.Abort.Text)

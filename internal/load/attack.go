@@ -102,6 +102,7 @@ type hit struct {
 	hitOK, hitBeyond     bool          // the answer is a hit by Attack.Hit; its JSON field lay past MaxHitBody
 	wrong                bool          // the answer fails its group's AnswerRule (answer.go)
 	sample               *AnswerSample // the first such answer of its group, else nil
+	userRetry            bool          // a population user's retry (Population.RetryShare), counted apart
 }
 
 type job struct {
@@ -109,7 +110,10 @@ type job struct {
 	measured bool
 	half     uint8
 	retried  bool // sent again after a reused connection failed it (stale.go)
-	req      Request
+	// userRetry is a population user's retry of a slow or failed answer
+	// (Population.RetryShare): a request of its own, unlike retried.
+	userRetry bool
+	req       Request
 }
 
 // Run drives the attack and returns what the measured window measured.

@@ -70,10 +70,44 @@ type ModelResult struct {
 	Users int
 	Think time.Duration // mean think time
 	Joins time.Duration // user i joins at i*Joins/Users
+	// The users who retry (Population.RetryShare): how many of this run's
+	// users drew to be retriers, and the measured retries over every
+	// stage, each a request of its own that Sent and the groups count too.
+	RetryShare float64
+	RetryAfter time.Duration
+	Retriers   int
+	Retries    uint64
+	// Actions are the users' first requests due in the measured window
+	// that the user got an answer to, Waited the time from each one's due
+	// time to the answer the user took: a retry's, when it walked away.
+	Actions uint64
+	Waited  time.Duration
 
 	// Clients only.
 	ClientStarts []time.Duration // when each client sent its first request, from the origin
 	Abort        *Abort          // the first failure, when the model aborts on error
+}
+
+// RetryRate is the measured retries per second over the stages' measured
+// windows: the rate the users' retries add to what they offer.
+func (m *ModelResult) RetryRate() float64 {
+	var window time.Duration
+	for _, s := range m.Stages {
+		window += s.Length
+	}
+	if window <= 0 {
+		return 0
+	}
+	return float64(m.Retries) / window.Seconds()
+}
+
+// MeanWait is what a user waited for an answer, on average over the
+// measured actions; 0 without any.
+func (m *ModelResult) MeanWait() time.Duration {
+	if m.Actions == 0 {
+		return 0
+	}
+	return m.Waited / time.Duration(m.Actions)
 }
 
 // StageResult is one stage's measured window.
@@ -89,7 +123,11 @@ type StageResult struct {
 	// measured window, whenever they were sent: the rate the target served
 	// at, where the groups count what the window's own arrivals got.
 	Completed uint64
-	Groups    []*GroupStats // index = Request.Group
+	// Retries counts, of Sent, the population users' retries of a slow or
+	// failed answer (Population.RetryShare): apart, so the rate they add
+	// to the offered one is visible.
+	Retries uint64
+	Groups  []*GroupStats // index = Request.Group
 }
 
 // Total merges the stage's groups.
@@ -102,6 +140,14 @@ func (s *StageResult) Throughput() float64 {
 		return 0
 	}
 	return float64(s.Completed) / s.Length.Seconds()
+}
+
+// RetryRate is the stage's users' retries sent per second.
+func (s *StageResult) RetryRate() float64 {
+	if s.Length <= 0 {
+		return 0
+	}
+	return float64(s.Retries) / s.Length.Seconds()
 }
 
 // SendRate is the stage's requests sent per second.
@@ -181,6 +227,9 @@ func runModel(ctx context.Context, a Attack) (*Result, error) {
 		r.Detail = &ModelResult{}
 	}
 	r.Detail.Stages, r.Detail.Series = split.finish()
+	for _, s := range r.Detail.Stages {
+		r.Detail.Retries += s.Retries
+	}
 	if !r.Canceled {
 		r.Measured = measured
 	}
@@ -245,6 +294,9 @@ func (s *splitter) observe(origin time.Time, h *hit) {
 	}
 	st := s.stages[i]
 	st.Sent++
+	if h.userRetry {
+		st.Retries++
+	}
 	if h.kind != hitDone {
 		return
 	}

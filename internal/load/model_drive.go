@@ -128,15 +128,22 @@ func (d *driver) sleepUntil(ctx context.Context, at time.Time) bool {
 // job makes the request due at intended, drawn from the part of the data
 // its stage's window calls for.
 func (d *driver) job(intended time.Time) job {
-	_, measured := d.split.stageOf(intended.Sub(d.origin))
+	j := d.at(intended)
 	stage := Warmup
-	if measured {
+	if j.measured {
 		stage = Measured
 	}
 	d.srcMu.Lock()
-	req := d.a.Source.Next(stage)
+	j.req = d.a.Source.Next(stage)
 	d.srcMu.Unlock()
-	j := job{intended: intended, measured: measured, req: req}
+	return j
+}
+
+// at is a job due at intended, filed under the window it falls in, with
+// no request yet: job draws one, a user's retry sends its first one again.
+func (d *driver) at(intended time.Time) job {
+	_, measured := d.split.stageOf(intended.Sub(d.origin))
+	j := job{intended: intended, measured: measured}
 	if intended.Sub(d.origin) >= d.a.Duration/2 {
 		j.half = 1
 	}
@@ -148,7 +155,7 @@ func (d *driver) job(intended time.Time) job {
 // idempotent request the target's close crossed goes once more. It returns
 // the hit, already sent to the collector.
 func (d *driver) exchange(ctx context.Context, c **conn, j *job) hit {
-	h := hit{measured: j.measured, half: j.half, group: j.req.Group, intended: j.intended, serverDur: -1}
+	h := hit{measured: j.measured, half: j.half, group: j.req.Group, intended: j.intended, serverDur: -1, userRetry: j.userRetry}
 	h.sent = time.Now()
 	if *c != nil && h.sent.Sub((*c).idle) > staleAfter && (*c).closedByTarget() {
 		d.forget(*c)

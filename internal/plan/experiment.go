@@ -33,6 +33,11 @@ type Experiment struct {
 	Users    int           // population
 	Think    time.Duration // population: the mean think time
 	Duration time.Duration // population, clients: the measured window
+	// RetryShare is the share of a population's users (0 to 1) who retry
+	// an answer slower than RetryAfter, or failed (load.Population); 0 =
+	// nobody retries.
+	RetryShare float64
+	RetryAfter time.Duration
 
 	Clients    int           // clients
 	RampUp     time.Duration // clients: client i starts at i*ramp_up/clients
@@ -73,6 +78,11 @@ type Phase struct {
 
 var experimentModels = []string{"open", "closed", "population", "clients"}
 
+// retryKeys are the population's users who retry: refused under another
+// model in words of their own, since "unknown key" would not say which
+// model they need.
+var retryKeys = []string{"retry_share", "retry_after"}
+
 var phaseKinds = []string{"ramp", "plateau", "spike", "recovery"}
 
 // defaultExperiment holds the defaults: 99 % success, p95, a knee may move
@@ -100,7 +110,7 @@ func (ps *parser) experiment(raw map[string]any) {
 	case "closed":
 		own = []string{"stage", "concurrency", "max_concurrency"}
 	case "population":
-		own = []string{"users", "think", "duration"}
+		own = append([]string{"users", "think", "duration"}, retryKeys...)
 	case "clients":
 		own = []string{"clients", "ramp_up", "throughput", "on_error", "duration"}
 	case "":
@@ -111,6 +121,14 @@ func (ps *parser) experiment(raw map[string]any) {
 		return
 	}
 	e.Model = model
+	if model != "population" {
+		for _, k := range retryKeys {
+			if _, ok := m[k]; ok {
+				ps.At(ep, k, "%s is for the users of model = \"population\", who retry a slow answer, and model %q has none; remove %s, or write model = \"population\" with users and think", k, model, k)
+			}
+		}
+		own = append(own, retryKeys...) // refused just above, not again as unknown
+	}
 	ps.Known(m, ep, fmt.Sprintf("[experiment] with model = %q", model), append(common, own...)...)
 	for _, k := range []struct {
 		key string
@@ -180,6 +198,7 @@ func (ps *parser) experiment(raw map[string]any) {
 		} else if _, present := m["think"]; !present {
 			ps.At(ep, "", "a population experiment needs the mean think time; write think = \"30s\" under [experiment]")
 		}
+		ps.retry(m, ep, e)
 		ps.experimentDuration(m, ep, e)
 	case "clients":
 		if n, ok := ps.Num(m, ep, "clients", "clients = 20", 1, false, 1e5); ok {
@@ -205,6 +224,30 @@ func (ps *parser) experiment(raw map[string]any) {
 			e.OnError = s
 		}
 		ps.experimentDuration(m, ep, e)
+	}
+}
+
+// retry reads the population's users who retry: retry_share of them
+// (from 0 to 1, the on-sale chapter's 0.1) retry an answer slower than
+// retry_after. A share without retry_after has no moment to retry at, and
+// retry_after without a share retries nobody: both are refused, where a
+// written retry_share = 0 (retries switched off) is not.
+func (ps *parser) retry(m map[string]any, ep []string, e *Experiment) {
+	share, shareOK := ps.Num(m, ep, "retry_share", "retry_share = 0.1 (a tenth of the users)", 0, false, 1)
+	if shareOK {
+		e.RetryShare = share
+	}
+	after, afterOK := ps.dur(m, ep, "retry_after", `retry_after = "2s"`, true)
+	if afterOK {
+		e.RetryAfter = after
+	}
+	_, shareWritten := m["retry_share"]
+	_, afterWritten := m["retry_after"]
+	switch {
+	case shareOK && share > 0 && !afterWritten:
+		ps.At(ep, "retry_share", "retry_share = %s says users retry, and nothing says when; write retry_after = \"2s\" (they retry an answer slower than that) under [experiment]", fnum(share))
+	case afterWritten && !shareWritten:
+		ps.At(ep, "retry_after", "retry_after says when users retry, and no retry_share says which of them do; write retry_share = 0.1 (a tenth of the users) under [experiment]")
 	}
 }
 

@@ -51,6 +51,26 @@ hit_status = 200`, func(t *testing.T, e Experiment) {
 				t.Errorf("%+v", e)
 			}
 		}},
+		{"population whose users retry", `model = "population"
+users = 300
+think = "30s"
+duration = "300s"
+retry_share = 0.1
+retry_after = "2s"`, func(t *testing.T, e Experiment) {
+			if e.RetryShare != 0.1 || e.RetryAfter != 2*time.Second {
+				t.Errorf("retry share %v after %s, want 0.1 after 2s", e.RetryShare, e.RetryAfter)
+			}
+		}},
+		{"population without retries: the default, or switched off", `model = "population"
+users = 300
+think = "30s"
+duration = "300s"
+retry_share = 0
+retry_after = "2s"`, func(t *testing.T, e Experiment) {
+			if e.RetryShare != 0 {
+				t.Errorf("retry share %v, want 0", e.RetryShare)
+			}
+		}},
 		{"clients: the ramp-up is the warm-up", `model = "clients"
 clients = 20
 ramp_up = "30m"
@@ -133,6 +153,8 @@ func TestExperimentHitRules(t *testing.T) {
 }
 
 func TestExperimentRefusals(t *testing.T) {
+	// A population experiment's own keys, lines 13 to 16.
+	const pop = "model = \"population\"\nusers = 10\nthink = \"1s\"\nduration = \"1m\"\n"
 	for _, tc := range []struct{ toml, want string }{
 		{`model = "closd"`, `plan.toml:13: model "closd" is not an experiment model; write model = "closed"`},
 		{"model = \"closed\"\nusers = 3\nmax_concurrency = 4", `plan.toml:14: unknown key "users" in [experiment] with model = "closed"`},
@@ -152,6 +174,18 @@ func TestExperimentRefusals(t *testing.T) {
 		{"model = \"closed\"\nmax_concurrency = 4\ngauges = [{metric = \"x\"}]", `plan.toml:15: gauges holds`},
 		{"model = \"closed\"\nmax_concurrency = 4\nrecovery = \"30s\"", `unknown key "recovery" in [experiment] with model = "closed"`},
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_value = true", `plan.toml:15: hit_value is the value of hit_field`},
+		// The users who retry (load.Population): one message each, at its line.
+		{pop + "retry_share = 1.5\nretry_after = \"2s\"", `plan.toml:17: retry_share 1.5 is beyond the limit of 1; write retry_share = 0.1 (a tenth of the users)`},
+		{pop + "retry_share = 10\nretry_after = \"2s\"", `plan.toml:17: retry_share 10 is beyond the limit of 1`},
+		{pop + "retry_share = -0.1\nretry_after = \"2s\"", `plan.toml:17: retry_share is negative (-0.1); write retry_share = 0.1`},
+		{pop + "retry_share = \"10%\"\nretry_after = \"2s\"", `plan.toml:17: retry_share must be a number, not a string`},
+		{pop + "retry_share = 0.1", `plan.toml:17: retry_share = 0.1 says users retry, and nothing says when; write retry_after = "2s"`},
+		{pop + "retry_share = 0.1\nretry_after = \"0s\"", `plan.toml:18: retry_after must be longer than zero; write retry_after = "2s"`},
+		{pop + "retry_share = 0.1\nretry_after = \"-1s\"", `plan.toml:18: retry_after is negative (-1s)`},
+		{pop + "retry_share = 0.1\nretry_after = 2", `plan.toml:18: retry_after must be a duration string with its unit`},
+		{pop + "retry_after = \"2s\"", `plan.toml:17: retry_after says when users retry, and no retry_share says which of them do; write retry_share = 0.1`},
+		{"model = \"closed\"\nmax_concurrency = 4\nretry_share = 0.1", `plan.toml:15: retry_share is for the users of model = "population", who retry a slow answer, and model "closed" has none; remove retry_share, or write model = "population" with users and think`},
+		{"model = \"clients\"\nclients = 2\nduration = \"1m\"\nretry_after = \"2s\"", `plan.toml:16: retry_after is for the users of model = "population"`},
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_field = \"cache.hit\"\nhit_value = [1]", `plan.toml:16: hit_value holds [1]`},
 	} {
 		_, err := Parse("plan.toml", []byte(experimentGroups+"\n[experiment]\n"+tc.toml+"\n"))
@@ -161,6 +195,9 @@ func TestExperimentRefusals(t *testing.T) {
 		}
 		if exit.Code(err) != 2 {
 			t.Errorf("%q: exit %d, want 2", tc.toml, exit.Code(err))
+		}
+		if strings.Contains(tc.want, "retry") && strings.Contains(err.Error(), "unknown key") {
+			t.Errorf("%q: %v: a retry key is refused in its own words, not as unknown", tc.toml, err)
 		}
 	}
 }
