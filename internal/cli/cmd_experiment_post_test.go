@@ -40,6 +40,7 @@ func experimentPostedTwiceKneeFell(t *testing.T) {
 	planPath := writePlan(t, experimentGroups+`
 [experiment]
 model = "closed"
+latency = "p50"
 concurrency = [1, 2, 4]
 warmup = "100ms"
 stage = "700ms"
@@ -54,12 +55,12 @@ stage = "700ms"
 		return out.String(), err
 	}
 	const c1, c2 = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
-	deploy(20 * time.Millisecond)
+	deploy(100 * time.Millisecond)
 	text, err := run(c1)
 	if err != nil || !strings.Contains(text, "filed as experiment 1 of acme/api") {
 		t.Fatalf("first experiment: %v\n%s", err, text)
 	}
-	deploy(28 * time.Millisecond)
+	deploy(140 * time.Millisecond)
 	text, err = run(c2)
 	if exit.Code(err) != 1 || !strings.Contains(text, "down by more than the 10 % tolerance") ||
 		!strings.Contains(text, "the default branch's last on the service, commit 111111111111") {

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,7 +57,7 @@ func TestMeasuredRunJudgesWithTheStricterPlan(t *testing.T) {
 			for attempt := 1; attempt <= 3; attempt++ {
 				release := testslot.Hold(t)
 				stdout, stderr, err = runBaseCLI(t, nil, "run", "--target", target, "--repo", r.Dir, "--store=false",
-					"--pairs", "4", "--warmup", "500ms", "--measure", "2s", "--rate", "40", "--idle", "0")
+					"--pairs", "4", "--warmup", "500ms", "--measure", "3s", "--rate", strconv.Itoa(testslot.Rate), "--idle", "0")
 				release()
 				if exit.Code(err) != exit.CannotJudge || !strings.Contains(err.Error(), "cannot judge") {
 					break

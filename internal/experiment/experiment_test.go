@@ -170,13 +170,20 @@ func TestOpenLoopKneeGaugeAndShedding(t *testing.T) {
 	// below orders the pool wait's move before p95's crossing, and at one
 	// scrape a second the move was seen up to a second late, after the
 	// crossing, on a loaded machine.
+	//
+	// The objective is 200 ms, four times the service: p95 crosses it only
+	// once the queue builds, past the pool's capacity. At 120 ms the claim
+	// was a coin toss: at 60/s (three quarters of the pool) p95 is about
+	// 110 ms from queueing alone on a quiet machine, and a crowded one
+	// (a pool delivering 74/s) put it at 128 ms, a stage before the pool
+	// filled.
 	const scrape = 100 * time.Millisecond
 	srv, rep := kneeRun(t, pool, `model = "open"
 group = "work"
 rates = [40, 60, 80, 100, 120]
 warmup = "500ms"
 stage = "1500ms"
-objective = "120ms"
+objective = "200ms"
 gauges = ["/metrics"]
 `, scrape)
 	k := rep.Knee

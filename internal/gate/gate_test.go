@@ -49,7 +49,7 @@ func shortPlan(t *testing.T, idle time.Duration) *plan.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.AB.Pairs, p.AB.Warmup, p.AB.Measure, p.AB.Rate, p.AB.Idle = 4, 500*time.Millisecond, 4*time.Second, 40, idle
+	p.AB.Pairs, p.AB.Warmup, p.AB.Measure, p.AB.Rate, p.AB.Idle = 4, 500*time.Millisecond, 4*time.Second, testslot.Rate, idle
 	return p
 }
 

@@ -14,7 +14,7 @@ min_pairs = 4
 max_pairs = 8
 warmup = "200ms"
 measure = "1s"
-rate = 20
+rate = 10
 idle = "0s"
 
 [[group]]
@@ -27,6 +27,7 @@ expect = 200
 // slow: the regression is settled at the first look, after min_pairs (4)
 // of the 8 pairs the gate may run, and the report's notes say so.
 func TestMeasuredAdaptiveSettlesAClearRegressionEarly(t *testing.T) {
+	t.Parallel()
 	var v judge.Verdict
 	for attempt := 1; attempt <= 3; attempt++ {
 		v = runGate(t, adaptiveGate, []string{"--latency", "10ms"}, []string{"--latency", "20ms"})
@@ -50,6 +51,7 @@ func TestMeasuredAdaptiveSettlesAClearRegressionEarly(t *testing.T) {
 // Its A/A: the same service on both arms passes, and the notes say how
 // many of the 4 to 8 pairs ran and why the gate stopped.
 func TestMeasuredAdaptiveAAPasses(t *testing.T) {
+	t.Parallel()
 	var v judge.Verdict
 	for attempt := 1; attempt <= 3; attempt++ {
 		v = runGate(t, adaptiveGate, []string{"--latency", "10ms"}, []string{"--latency", "10ms"})

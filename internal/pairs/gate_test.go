@@ -57,6 +57,12 @@ func runGate(t *testing.T, planText string, base, head []string) judge.Verdict {
 func runGateWith(t *testing.T, planText string, files map[string]string, base, head []string) judge.Verdict {
 	t.Helper()
 	defer testslot.Hold(t)()
+	return measure(t, planText, files, base, head)
+}
+
+// measure runs the gate, its caller holding the test slots it needs.
+func measure(t *testing.T, planText string, files map[string]string, base, head []string) judge.Verdict {
+	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
@@ -86,7 +92,7 @@ const shortGate = `
 pairs = 2
 warmup = "200ms"
 measure = "1s"
-rate = 20
+rate = 10
 idle = "0s"
 
 [[group]]
@@ -99,6 +105,7 @@ expect = 200
 // cannot meet fails the gate with its own line naming the plan's line,
 // while the head is no slower than the base.
 func TestMeasuredThresholdFails(t *testing.T) {
+	t.Parallel()
 	var v judge.Verdict
 	// A runner too busy to hold the schedule makes the gate unjudgeable,
 	// which rightly wins over the threshold: run again, as a retry would.
@@ -127,6 +134,7 @@ func TestMeasuredThresholdFails(t *testing.T) {
 // compare, and a head 200 ms slower passed. It cannot be judged now, and
 // says which group was left out and why.
 func TestMeasuredNoGroupCompared(t *testing.T) {
+	t.Parallel()
 	v := runGate(t, shortGate, []string{"--status-override", "/hello=404"}, []string{"--latency", "200ms"})
 	if v.Code != judge.CannotJudge {
 		t.Fatalf("code %v, want cannot judge; failures %q notes %q", v.Code, v.Failures, v.Notes)
@@ -141,12 +149,13 @@ func TestMeasuredNoGroupCompared(t *testing.T) {
 // arms measured: the note reaches the judge's input (so the JSON report)
 // and the verdict's notes (so every summary).
 func TestMeasuredCachePrimedNote(t *testing.T) {
+	t.Parallel()
 	const planText = `
 [ab]
 pairs = 2
 warmup = "200ms"
 measure = "1s"
-rate = 20
+rate = 10
 idle = "0s"
 
 [data.ids]
@@ -170,6 +179,7 @@ expect = 200
 // by the medians rule, and the plan's warning about the name reaches the
 // verdict's notes, which every summary shows.
 func TestMeasuredFormerRuleName(t *testing.T) {
+	t.Parallel()
 	v := runGate(t, "[judge]\nrule = \"seed\"\n"+shortGate, nil, nil)
 	if v.Rule != judge.RuleMedians || len(v.Metrics) == 0 || v.Metrics[0].Rule != judge.RuleMedians {
 		t.Fatalf("rule %q (metrics %d), want the medians rule", v.Rule, len(v.Metrics))

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/testslot"
 	"github.com/perfgate/perfgate/internal/testtier"
 )
 
@@ -31,16 +32,22 @@ expect = 200
 // head in about nine gates of ten (docs/judge.md), so the change gets a
 // second judged gate before the test says it was missed; a gate the
 // runner made unjudgeable is run again, as a retry would, up to four
-// gates in all.
+// gates in all. Each gate holds every test slot of the machine: at 60
+// arrivals a second to a service whose median answer takes a millisecond,
+// two other measured gates beside it made every one of four attempts
+// "cannot judge" (a 10 ms pause is a stall at that median).
 func TestMeasuredTailSlowdownFailsP99Pooled(t *testing.T) {
 	testtier.Heavy(t, testtier.Gate)
+	t.Parallel()
 	service := []string{"--cpu-work", "4000", "--wait-mean", "300us"}
 	slower := append(append([]string(nil), service...), "--slow-share", "0.03", "--slow-by", "2ms")
-	gate := func(head []string, wantFail bool) judge.Verdict {
+	gate := func(t *testing.T, head []string, wantFail bool) judge.Verdict {
 		var v judge.Verdict
 		judged := 0
 		for attempt := 1; attempt <= 4; attempt++ {
-			v = runGate(t, tailGatePlan, service, head)
+			release := testslot.HoldAll(t)
+			v = measure(t, tailGatePlan, nil, service, head)
+			release()
 			p99 := metric(v, "p99.hello")
 			t.Logf("attempt %d: code %v; p99 pooled %v, %.3f vs %.3f ms (%+.1f %%, threshold %.1f %%, catches %.1f %%); failures %q; cannot judge %q",
 				attempt, v.Code, p99.Tail != nil, p99.Head, p99.Base, 100*p99.Worse, 100*p99.Threshold, 100*p99.Detectable, v.Failures, v.CannotJudge)
@@ -54,10 +61,10 @@ func TestMeasuredTailSlowdownFailsP99Pooled(t *testing.T) {
 		}
 		return v
 	}
-	if v := gate(service, false); v.Code != judge.Pass {
+	if v := gate(t, service, false); v.Code != judge.Pass {
 		t.Errorf("the A/A gate: %v, failures %q, cannot judge %q; want a pass", v.Code, v.Failures, v.CannotJudge)
 	}
-	v := gate(slower, true)
+	v := gate(t, slower, true)
 	p99 := metric(v, "p99.hello")
 	if v.Code != judge.Regression || !p99.Fail || p99.Tail == nil {
 		t.Fatalf("the head 3 %% of whose requests are 2 ms slower: %v, p99 %+v; want p99 failed, judged pooled", v.Code, p99)

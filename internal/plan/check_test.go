@@ -72,7 +72,7 @@ func TestToleranceKeys(t *testing.T) {
 // Issue 10: "1ns" was a measured window that offered a billion arrivals
 // a second. A window under a second is refused, in the plan and in the
 // settings a flag replaces.
-func TestMeasuredWindowTooShort(t *testing.T) {
+func TestWindowMeasuredTooShort(t *testing.T) {
 	for _, tc := range []struct{ plan, says string }{
 		{"[load]\nduration = \"1ns\"\n" + hello, `plan.toml:2: duration 1ns is too short to measure anything (under 1s); write duration = "60s"`},
 		{"[ab]\nmeasure = \"10ms\"\n" + hello, `plan.toml:2: measure 10ms is too short to measure anything (under 1s); write measure = "60s"`},

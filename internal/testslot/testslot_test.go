@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // With every slot taken, Acquire waits; a release lets the next one in.
@@ -59,5 +61,42 @@ func TestHoldWantsTheMeasuredName(t *testing.T) {
 	Hold(right)()
 	if right.fatal != "" {
 		t.Errorf("Hold under a measured name refused: %q", right.fatal)
+	}
+}
+
+// HoldAll waits for every slot, and while it holds them no other gate
+// gets one.
+func TestHoldAllTakesEverySlot(t *testing.T) {
+	testtier.Heavy(t, testtier.Gate) // HoldAll skips in the short tier, from its goroutine
+	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv("PERFGATE_TEST_GATE_SLOTS", "2")
+	other, err := Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan func(), 1)
+	go func() { got <- HoldAll(&named{TB: t, name: "TestMeasuredAlone"}) }()
+	select {
+	case <-got:
+		t.Fatal("HoldAll returned while another gate held a slot")
+	case <-time.After(300 * time.Millisecond):
+	}
+	other()
+	var release func()
+	select {
+	case release = <-got:
+	case <-time.After(time.Minute):
+		t.Fatal("HoldAll never took the freed slot")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := Acquire(ctx); err == nil {
+		t.Error("a slot was given while HoldAll held them all")
+	}
+	release()
+	if free, err := Acquire(context.Background()); err != nil {
+		t.Errorf("no slot after HoldAll's release: %v", err)
+	} else {
+		free()
 	}
 }
