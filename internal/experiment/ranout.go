@@ -129,11 +129,18 @@ func ranOut(r *Report) {
 	if line == 0 {
 		line, what = 1.5*r.Stages[0].Derived.LatencyMS, "1.5 times the first stage's"
 	}
-	for _, p := range r.Series {
-		if p.P95MS >= line && line > 0 {
-			c := p.AtS
-			m.LatencyAtS = &c
-			break
+	// p95 crossed the line in its first second over it from the first
+	// stage that is over it as a whole (the stage table's "over the
+	// objective"): one slow second inside a stage that met the line is a
+	// pause of the machine, not the crossing, and on a crowded one it put
+	// the crossing at 0 s, before any resource could run out.
+	if over := stageOver(r.Stages, line); over >= 0 && line > 0 {
+		for _, p := range r.Series {
+			if p.AtS >= r.Stages[over].StartS && p.P95MS >= line {
+				c := p.AtS
+				m.LatencyAtS = &c
+				break
+			}
 		}
 	}
 	if best.how == "saturated" {
@@ -155,4 +162,15 @@ func ranOut(r *Report) {
 		m.Text += fmt.Sprintf("; p95 never crossed %s (%.1f ms)", what, line)
 	}
 	r.RanOut = m
+}
+
+// stageOver is the first stage whose latency is over line: the one the
+// objective flags, or -1.
+func stageOver(stages []Stage, line float64) int {
+	for i, s := range stages {
+		if s.Derived.Objective == "misses" || s.Derived.LatencyMS >= line {
+			return i
+		}
+	}
+	return -1
 }

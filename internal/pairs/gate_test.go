@@ -79,8 +79,16 @@ func measure(t *testing.T, planText string, files map[string]string, base, head 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := pairs.Run(ctx, pairs.Config{Plan: p, Vars: v, Seed: 1,
-		Arms: []pairs.Arm{startArm(t, "base", base...), startArm(t, "head", head...)}})
+	// The arms end with the gate, not with the test: a test that runs
+	// gates again (a retry, an A/A and then a slower head) would otherwise
+	// keep every earlier gate's arms running to its end.
+	arms := []pairs.Arm{startArm(t, "base", base...), startArm(t, "head", head...)}
+	defer func() {
+		for _, a := range arms {
+			a.Proc.Stop()
+		}
+	}()
+	res, err := pairs.Run(ctx, pairs.Config{Plan: p, Vars: v, Seed: 1, Arms: arms})
 	if err != nil {
 		t.Fatal(err)
 	}
