@@ -37,7 +37,7 @@ expect = 200
 // and their own load is a few clients of sleeping workers, which three of
 // them at once leave well alone. One after the other they were a third of
 // the package's time.
-func TestExperimentKnees(t *testing.T) {
+func TestMeasuredExperimentKnees(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		test func(*testing.T)

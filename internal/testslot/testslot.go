@@ -140,9 +140,10 @@ func checkName(t testing.TB) {
 }
 
 // Prefix starts the name of every test that measures a gate (Hold
-// refuses any other). .ci/test runs those tests by that name, at the
-// machine's full priority, beside the rest of the suite run at a lower
-// one: a measured gate's generator must keep its schedule, while the
+// refuses any other) or a knee against a pool of its own. .ci/test runs
+// those tests by that name, at the machine's full priority, beside the
+// rest of the suite run at a lower one: a measured gate's generator must
+// keep its schedule, and a knee test's clients their turns, while the
 // other tests check what the code does and only wait a little longer.
 const Prefix = "TestMeasured"
 
