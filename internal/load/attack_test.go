@@ -97,7 +97,7 @@ func testKnownDelay(t *testing.T) {
 // the truth is p90 = 300 ms and p99 = 390 ms whatever the phase.
 func TestStallingServer(t *testing.T) {
 	t.Parallel()
-	bothEngines(t, testStallingServer)
+	atOnce(t, testStallingServer)
 }
 
 func testStallingServer(t *testing.T) {
@@ -135,7 +135,7 @@ func testStallingServer(t *testing.T) {
 
 func TestFailures(t *testing.T) {
 	t.Parallel()
-	bothEngines(t, testFailures)
+	atOnce(t, testFailures)
 }
 
 func testFailures(t *testing.T) {
@@ -225,7 +225,10 @@ func testGeneratorCannotKeepUp(t *testing.T) {
 	}
 }
 
-func TestCancelReturnsPartial(t *testing.T) { bothEngines(t, testCancelReturnsPartial) }
+func TestCancelReturnsPartial(t *testing.T) {
+	t.Parallel()
+	atOnce(t, testCancelReturnsPartial)
+}
 
 func testCancelReturnsPartial(t *testing.T) {
 	var mu sync.Mutex

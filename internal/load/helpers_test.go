@@ -21,6 +21,7 @@ type fixedSource = loadtest.FixedSource
 var (
 	getSource   = loadtest.Source
 	bothEngines = loadtest.BothEngines
+	atOnce      = loadtest.BothEnginesAtOnce
 )
 
 func serve(t *testing.T, h func(w http.ResponseWriter, r *http.Request)) *httptest.Server {

@@ -29,7 +29,7 @@ func (s *stallingSource) Next(stage load.Stage) load.Request {
 // issue's run reported "offered 0.4/s; 2 arrivals, 0 dropped").
 func TestStalledThenCanceledCountsEveryArrivalDue(t *testing.T) {
 	t.Parallel()
-	bothEngines(t, func(t *testing.T) {
+	atOnce(t, func(t *testing.T) {
 		srv := serve(t, func(w http.ResponseWriter, r *http.Request) {})
 		release := make(chan struct{})
 		src := &stallingSource{fixedSource: fixedSource{Reqs: []load.Request{{Method: "GET", Path: "/"}}}, release: release}

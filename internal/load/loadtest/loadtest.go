@@ -92,6 +92,20 @@ func BothEngines(t *testing.T, f func(t *testing.T)) {
 	}
 }
 
+// BothEnginesAtOnce is BothEngines with the two runs side by side, for a
+// parallel test that waits (on a stalling or failing target, a cancel)
+// rather than timing the CPU: one after the other, four such tests were
+// a third of the load package's short tier.
+func BothEnginesAtOnce(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	for _, name := range []string{"loop", "workers"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f(t)
+		})
+	}
+}
+
 // Labelled counts the goroutines carrying the pprof label test=name: run
 // an attack inside pprof.Do(ctx, pprof.Labels("test", t.Name()), ...) and
 // its goroutines carry it (a goroutine inherits the labels of the one that
