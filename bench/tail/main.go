@@ -123,6 +123,9 @@ func run(ctx context.Context, runs int) error {
 			}
 			fmt.Printf("%-11s %d: %-13s p99 %.3f vs %.3f ms (%+.1f %%, threshold %.1f %%, pooled %v, failed %v) in %s\n",
 				kind.name, i, v.Word(), p99.Head, p99.Base, 100*p99.Worse, 100*p99.Threshold, p99.Tail != nil, p99.Fail, time.Since(start).Round(time.Second))
+			for _, c := range v.CannotJudge {
+				fmt.Printf("    cannot judge: %s\n", c)
+			}
 			os.RemoveAll(dir)
 		}
 	}
