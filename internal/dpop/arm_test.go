@@ -23,6 +23,7 @@ import (
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/testslot"
 )
 
 // armEnv makes this test binary a resource server that checks every DPoP
@@ -106,10 +107,10 @@ func dpopPlanDir(t *testing.T) (string, string) {
 	return planPath, keyPath
 }
 
-// TestGateArmsVerifyEveryProof runs the A/B gate (internal/pairs)
+// TestMeasuredArmsVerifyEveryProof runs the A/B gate (internal/pairs)
 // over two real processes that answer 401 to any proof that fails the
 // resource server's checks; each arm gets proofs for its own URL.
-func TestGateArmsVerifyEveryProof(t *testing.T) {
+func TestMeasuredArmsVerifyEveryProof(t *testing.T) {
 	planPath, keyPath := dpopPlanDir(t)
 	p, err := plan.ParseFile(planPath)
 	if err != nil {
@@ -127,7 +128,9 @@ func TestGateArmsVerifyEveryProof(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	out := t.TempDir()
+	release := testslot.Hold(t)
 	rep, err := gate.Run(ctx, gate.Options{Plan: p, Vars: vars, Arms: gate.Pair(arm, arm), OutDir: out, Seed: 1})
+	release()
 	if err != nil {
 		t.Fatalf("gate run: %v", err)
 	}
