@@ -37,31 +37,32 @@ const DefaultSlots = 3
 // only when ctx ends first or no lock file can be made.
 func Acquire(ctx context.Context) (release func(), err error) {
 	n := slots()
-	for {
+	return poll(ctx, fmt.Sprintf("one of %d test gate slots", n), func() (func(), error) {
 		for i := 0; i < n; i++ {
-			free, err := tryLock(i)
-			if err != nil || free != nil {
+			if free, err := tryLock(i); err != nil || free != nil {
 				return free, err
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("waiting for one of %d test gate slots: %w", n, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+		return nil, nil
+	})
 }
 
 // acquireSlot waits for slot i alone.
 func acquireSlot(ctx context.Context, i int) (release func(), err error) {
+	return poll(ctx, fmt.Sprintf("test gate slot %d", i), func() (func(), error) { return tryLock(i) })
+}
+
+// poll calls try every 100 ms until it returns a release or an error, or
+// ctx ends; what names the slots waited for.
+func poll(ctx context.Context, what string, try func() (func(), error)) (func(), error) {
 	for {
-		free, err := tryLock(i)
+		free, err := try()
 		if err != nil || free != nil {
 			return free, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("waiting for test gate slot %d: %w", i, ctx.Err())
+			return nil, fmt.Errorf("waiting for %s: %w", what, ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
