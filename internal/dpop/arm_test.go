@@ -125,10 +125,12 @@ func TestMeasuredArmsVerifyEveryProof(t *testing.T) {
 		t.Fatal(err)
 	}
 	arm := gate.ArmSpec{Command: []string{self, "--addr", "127.0.0.1:@PORT@"}, Env: []string{armEnv + "=1", "DPOP_TEST_KEY=" + keyPath}, Ready: "/healthz"}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	out := t.TempDir()
 	release := testslot.Hold(t)
+	// The gate's time starts with its slot: the wait for one is the
+	// other gates' time, not this one's.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	rep, err := gate.Run(ctx, gate.Options{Plan: p, Vars: vars, Arms: gate.Pair(arm, arm), OutDir: out, Seed: 1})
 	release()
 	if err != nil {
