@@ -139,6 +139,7 @@ func TestSIGTERMEndsLoadAgainstHostileTargets(t *testing.T) {
 	}
 	for _, tg := range hostiletest.Endless {
 		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel()
 			srv := hostiletest.StartServer(t, tg)
 			report := filepath.Join(t.TempDir(), "report.json")
 			cmd := exec.Command(perfgate, "load", "--plan", plan, "--target", srv.URL(), "--rate", "20", "--warmup", "0s",
@@ -192,6 +193,7 @@ func TestSIGTERMEndsABAgainstHostileArms(t *testing.T) {
 	cases = append(cases, armCase{"endless 1xx from an arm that ignores SIGTERM", 0, true})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			plan := filepath.Join(dir, "plan.toml")
 			if err := os.WriteFile(plan, []byte(hostilePlan), 0o644); err != nil {

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 		// Started by `perfgate ab` as an arm (hostile_test.go), not a test run.
 		os.Exit(hostileArm(target, os.Args[1:]))
 	}
+	// Most of these tests wait: on a signal's effect, on a hostile
+	// target's endless answer, on an arm's grace.
+	testtier.Waiting(4)
 	dir, err := os.MkdirTemp("", "perfgate-main-test")
 	if err != nil {
 		panic(err)

@@ -45,6 +45,7 @@ func TestLogIsRedacted(t *testing.T) {
 // the log's pipe open (here: a second descriptor of its write end) does
 // not keep the copier, and so Stop, waiting past drainWait.
 func TestLogPipeStrayWriter(t *testing.T) {
+	t.Parallel()
 	log, err := os.Create(filepath.Join(t.TempDir(), "arm.log"))
 	if err != nil {
 		t.Fatal(err)

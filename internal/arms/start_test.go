@@ -78,6 +78,9 @@ func TestStartFailsWithLogTail(t *testing.T) {
 }
 
 func TestStartNeverReady(t *testing.T) {
+	// It waits out two readiness timeouts; nothing in it is timed against
+	// the CPU, so it waits beside the other tests.
+	t.Parallel()
 	t.Run("service never healthy", func(t *testing.T) {
 		addr := freeAddr(t)
 		start := time.Now()

@@ -179,6 +179,7 @@ func TestCheckNamesEachFault(t *testing.T) {
 	}
 	for _, f := range faults {
 		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
 			out, err := runCheckCLI(t, checkRepo(t, &f))
 			if err == nil {
 				t.Fatalf("the broken copy passed:\n%s", out)

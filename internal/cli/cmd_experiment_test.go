@@ -21,6 +21,7 @@ import (
 	"github.com/perfgate/perfgate/internal/experiment/target"
 	"github.com/perfgate/perfgate/internal/experiment/target/targettest"
 	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 const experimentGroups = `server_timing = "Server-Timing"
@@ -38,6 +39,7 @@ expect = 200
 // them at once leave well alone. One after the other they were a third of
 // the package's time.
 func TestMeasuredExperimentKnees(t *testing.T) {
+	testtier.Heavy(t, testtier.Knee)
 	for _, tc := range []struct {
 		name string
 		test func(*testing.T)

@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/internal/experiment/target"
 	"github.com/perfgate/perfgate/internal/experiment/target/targettest"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 const groupTOML = `server_timing = "Server-Timing"
@@ -122,6 +123,7 @@ func kneeRun(t *testing.T, cfg target.Config, planText string, scrape time.Durat
 }
 
 func TestMeasuredClosedLoopKneeIsThePool(t *testing.T) {
+	testtier.Heavy(t, testtier.Knee)
 	t.Parallel()
 	srv, rep := kneeRun(t, slowPool, `model = "closed"
 group = "work"
@@ -171,6 +173,7 @@ func checkRanOut(t *testing.T, rep *experiment.Report) {
 // slows as much as the knee; against W/S a knee measured beside another
 // read 60/s for 80.
 func TestMeasuredOpenLoopKneeGaugeAndShedding(t *testing.T) {
+	testtier.Heavy(t, testtier.Knee)
 	t.Parallel()
 	// The gauges are scraped every 100 ms, not every second: the claim
 	// below orders the pool wait's move before p95's crossing, and at one
@@ -238,6 +241,7 @@ gauges = ["/metrics"]
 }
 
 func TestMeasuredControlRampTellsPayloadFromConcurrency(t *testing.T) {
+	testtier.Heavy(t, testtier.Knee)
 	t.Parallel()
 	// The light group is served as fast as the pool serves any request, so
 	// the control bends at the same level: the pool (concurrency) is the

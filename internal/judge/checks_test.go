@@ -150,6 +150,7 @@ func TestCannotJudgeWinsButKeepsFailures(t *testing.T) {
 // slows by 30 % in the second half of one phase, and checks the rates the
 // documentation claims.
 func TestHalvesFalseAlarms(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	const gates = 300
 	flagged := map[float64]int{}

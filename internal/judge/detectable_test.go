@@ -56,6 +56,7 @@ func TestDetectableBoundaries(t *testing.T) {
 // and not a loose bound that says nothing. The gates go through Judge, so
 // the sign-flip bound and the "most pairs" count are the real ones.
 func TestDetectableIsCaught(t *testing.T) {
+	t.Parallel()
 	const n, sd, gates = 8, 0.08, 2000
 	rng := rand.New(rand.NewPCG(13, 14))
 	// The figure a gate with exactly this scatter and no change reports.
@@ -127,6 +128,7 @@ func TestDetectableNote(t *testing.T) {
 // The simulation decides the sign-flip condition by counting; the judge by
 // the bound it reports. On the same ratios they must agree.
 func TestSignFlipExceedsAgreesWithTheBound(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for n := 2; n <= signFlipMaxPairs; n++ {
 		draws := 300

@@ -167,6 +167,7 @@ func seqGate(s Sequential, tol float64, draw func() float64) (fail bool, n int) 
 // with 3 degrees of freedom, as a loaded runner's ratios are), fail at
 // most 1 % of the time over all their looks.
 func TestSequentialFalseAlarms(t *testing.T) {
+	t.Parallel()
 	s := DefaultSequential(DefaultMinPairs, DefaultMaxPairs)
 	const gates = 2000
 	for _, tail := range []string{"normal", "t3"} {

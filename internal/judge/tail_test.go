@@ -28,12 +28,18 @@ type tailService struct {
 // input with each phase's histograms, as internal/pairs builds it.
 func tailGate(rng *rand.Rand, s tailService, changed bool) Input {
 	in := Input{Metrics: []Metric{LatencyMetric(Percentiles[0], "g"), LatencyMetric(Percentiles[1], "g"), LatencyMetric(Percentiles[2], "g")}}
+	// The halves are read into figures before the next phase records, so
+	// one pair of them serves every phase (thousands of gates allocate
+	// nothing else per phase but the histogram the phase keeps).
+	halves := [2]*hdrhistogram.Histogram{load.NewHistogram(), load.NewHistogram()}
 	for i := range s.Pairs {
 		drift := math.Exp(s.Drift * rng.NormFloat64())
 		lead := [2]string{"base", "head"}[i%2]
 		for _, arm := range []string{"base", "head"} {
 			speed := drift * math.Exp(s.Jitter*rng.NormFloat64())
-			whole, halves := load.NewHistogram(), [2]*hdrhistogram.Histogram{load.NewHistogram(), load.NewHistogram()}
+			whole := load.NewHistogram()
+			halves[0].Reset()
+			halves[1].Reset()
 			for j := range s.Answers {
 				ms := s.CPUms*speed + rng.ExpFloat64()*s.ExpMS
 				if arm == "head" && changed && rng.Float64() < s.Slow {
@@ -46,7 +52,6 @@ func tailGate(rng *rand.Rand, s tailService, changed bool) Input {
 			// Read as the load engine reads a phase (load.NearestRank;
 			// TestTailGateReadsAsTheEngine holds the two equal), from
 			// buckets read once rather than once a percentile.
-			read := func(h *hdrhistogram.Histogram, p float64) float64 { return NewHistogram(h).Percentile(p) }
 			ph := Phase{Pair: i + 1, Lead: lead, Values: map[string]float64{}, Schedule: Schedule{
 				Offered: 60, Achieved: 60, Intended: uint64(s.Answers), Sent: uint64(s.Answers), Answered: uint64(s.Answers), LatenessP99: 0.2}}
 			kept := NewHistogram(whole)
@@ -55,7 +60,8 @@ func tailGate(rng *rand.Rand, s tailService, changed bool) Input {
 			}
 			g := GroupFigures{Name: "g", Requests: uint64(s.Answers), P50: kept.Percentile(50), P99: kept.Percentile(99), Latency: kept}
 			for h := range 2 {
-				g.Halves[h] = Half{P50: read(halves[h], 50), P90: read(halves[h], 90), Count: uint64(halves[h].TotalCount())}
+				read := NewHistogram(halves[h])
+				g.Halves[h] = Half{P50: read.Percentile(50), P90: read.Percentile(90), Count: uint64(halves[h].TotalCount())}
 			}
 			ph.Groups = []GroupFigures{g}
 			if arm == "base" {
@@ -102,6 +108,7 @@ func metricByID(v Verdict, id string) MetricResult {
 // slowest answer, mostly passes it; the same service A/A stays at about
 // 1 % false alarms or under.
 func TestPooledTailCatchesWhatPerPhaseMisses(t *testing.T) {
+	t.Parallel()
 	svc := tailService{CPUms: 1, ExpMS: 0.4, Slow: 0.03, SlowMS: 2, Answers: 180, Pairs: 8, Drift: 0.05, Jitter: 0.02}
 	const gates = 200
 	tests := []struct {
@@ -117,6 +124,7 @@ func TestPooledTailCatchesWhatPerPhaseMisses(t *testing.T) {
 	}
 	for ti, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			rng := rand.New(rand.NewPCG(22, uint64(ti)))
 			var pooled, phase, p95, shown, onlyPhase, gatesFailed int
 			var detect, worse []float64

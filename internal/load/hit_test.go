@@ -110,6 +110,7 @@ func TestHitHeader(t *testing.T) {
 }
 
 func TestHitField(t *testing.T) {
+	t.Parallel()
 	hitTrue := mustHitMatch(t, HitRule{Field: "cache.hit", FieldValue: true})
 	state := mustHitMatch(t, HitRule{Field: "cache.state", FieldValue: "fresh"})
 	tier := mustHitMatch(t, HitRule{Field: "tier", FieldValue: 2})

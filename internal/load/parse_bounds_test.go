@@ -33,6 +33,7 @@ func padHead(first, last string, size int) string {
 // at every position around the bound. (parseCases, split at every position
 // of the whole input, would take hours at these sizes.)
 func TestParserBounds(t *testing.T) {
+	t.Parallel()
 	if got := len(headOf(maxHead)); got != maxHead {
 		t.Fatalf("headOf(%d) is %d bytes", maxHead, got)
 	}

@@ -208,6 +208,7 @@ func checkOutcome(t *testing.T, tc parseCase, o outcome) {
 // TestParserSplits feeds every response whole, a byte at a time, and split
 // in two at every position: where the reads fall must not matter.
 func TestParserSplits(t *testing.T) {
+	t.Parallel()
 	var p respParser // one parser throughout: reset must forget the last response
 	for _, tc := range parseCases {
 		t.Run(tc.name, func(t *testing.T) {
