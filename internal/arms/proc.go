@@ -155,12 +155,33 @@ func tree(all []procStat, root procKey, pgid int) map[procKey]procStat {
 	if r, ok := byPid[root.pid]; ok && r.start == root.start {
 		walk(root.pid)
 	}
-	for _, p := range all {
-		if p.pgrp == pgid && pgid > 0 {
-			walk(p.pid)
+	if leader, ok := byPid[pgid]; pgid > 0 && groupIsTheArms(leader, ok, root) {
+		for _, p := range all {
+			if p.pgrp == pgid {
+				walk(p.pid)
+			}
 		}
 	}
 	return out
+}
+
+// groupIsTheArms reports whether the process group numbered like the arm's
+// root (pid and group id, root.pid) is still the arm's, given the process
+// now at that pid, if any (found). Linux hands out no pid that a live
+// process still uses as its group id, so the number names another group
+// only once a process started later holds that pid: by then every member
+// of the arm's group had gone, and a group of that number is the new
+// process's. With pid_max at 32768 (as on this suite's machines) a busy
+// machine goes round the pids in minutes: a SIGKILL to the old number
+// then killed another test's arm, started a second before.
+func groupIsTheArms(leader procStat, found bool, root procKey) bool {
+	return !found || root.start == 0 || leader.start == root.start
+}
+
+// groupIsOurs is groupIsTheArms for the arm's group as it is now.
+func (a *Process) groupIsOurs() bool {
+	leader, ok := readStat(a.pgid)
+	return groupIsTheArms(leader, ok, a.root)
 }
 
 // peakHWM reads VmHWM (peak resident set, bytes) from /proc/<pid>/status.

@@ -146,7 +146,9 @@ func (a *Process) stop() {
 // signalAll signals the process group, then each member that is outside it
 // (a descendant that called setsid or setpgid).
 func (a *Process) signalAll(members []procKey, sig syscall.Signal) {
-	_ = syscall.Kill(-a.pgid, sig)
+	if a.groupIsOurs() {
+		_ = syscall.Kill(-a.pgid, sig)
+	}
 	for _, k := range members {
 		if p, ok := readStat(k.pid); ok && p.start == k.start && p.pgrp != a.pgid {
 			signalKeyed(k, sig)
@@ -165,6 +167,9 @@ func (a *Process) anyAlive(members []procKey) bool {
 	}
 	all, err := allProcs()
 	if err != nil {
+		return false
+	}
+	if !a.groupIsOurs() {
 		return false
 	}
 	for _, p := range all {
