@@ -40,6 +40,10 @@ func TestMeasuredRunJudgesWithTheStricterPlan(t *testing.T) {
 			[]string{"| [tolerance] latency | 1000 % | 10 % | 10 % |"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Side by side: each holds a gate slot only around its run,
+			// and one after the other they were the measured phase's
+			// longest chain.
+			t.Parallel()
 			r := gittest.New(t)
 			r.Git("checkout", "-q", "-b", "main")
 			r.Commit("gate", judgedTree("EXAMPLED_LATENCY=4ms\n", tc.base))
