@@ -27,8 +27,9 @@ func judgedTree(armEnv, settings string) map[string]string {
 // tightens the base's loose tolerance is judged at its own tighter one.
 // The summary and the report name the setting with both values.
 func TestMeasuredRunJudgesWithTheStricterPlan(t *testing.T) {
+	t.Parallel()
 	testtier.Heavy(t, testtier.Gate)
-	t.Setenv("PERFGATE_TEST_EXAMPLED", buildExampled(t))
+	useExampled(t)
 	threshold := "[[threshold]]\ngroup = \"hello\"\nmetric = \"p99\"\nbelow = \"10ms\"\n"
 	for _, tc := range []struct {
 		name, base, head string

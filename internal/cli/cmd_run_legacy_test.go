@@ -25,7 +25,7 @@ func TestRunRefusesLegacyOverridesBeforeServices(t *testing.T) {
 	if out, err := exec.Command("docker", "version", "--format", "{{.Server.Version}}").CombinedOutput(); err != nil {
 		t.Fatalf("no docker engine answers: %v\n%s", err, out)
 	}
-	t.Setenv("PERFGATE_TEST_EXAMPLED", buildExampled(t))
+	useExampled(t)
 	const compose = "services:\n  never:\n    image: perfgate-test/never-built:none\n    ports:\n      - \"127.0.0.1:39999:80\"\n"
 	legacyBase := exampleTree("")
 	delete(legacyBase, "perf/arm.env")

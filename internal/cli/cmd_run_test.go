@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/base/gittest"
@@ -14,14 +15,32 @@ import (
 	"github.com/perfgate/perfgate/internal/testslot"
 )
 
-// buildExampled builds the example service into a folder of the test's.
-func buildExampled(t *testing.T) string {
+// useExampled builds the example service once for the test binary and
+// points PERFGATE_TEST_EXAMPLED at it, the path exampleTree's build copies.
+// It sets the process's environment rather than the test's (t.Setenv), to
+// one value for the binary's whole life, so the measured gates that read
+// it can run side by side (t.Parallel refuses a test that called
+// t.Setenv); TestMain removes the folder.
+func useExampled(t *testing.T) {
 	t.Helper()
-	bin, err := exampleservice.Build(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	exampled.Do(func() {
+		if exampled.dir, exampled.err = os.MkdirTemp("", "perfgate-cli-exampled-"); exampled.err != nil {
+			return
+		}
+		var bin string
+		if bin, exampled.err = exampleservice.Build(context.Background(), exampled.dir); exampled.err == nil {
+			exampled.err = os.Setenv("PERFGATE_TEST_EXAMPLED", bin)
+		}
+	})
+	if exampled.err != nil {
+		t.Fatalf("building the example service: %v", exampled.err)
 	}
-	return bin
+}
+
+var exampled struct {
+	sync.Once
+	dir string
+	err error
 }
 
 // exampleTree is a repository whose service is the example service, its
@@ -56,7 +75,8 @@ expect = 200
 // base and builds both arms from their own trees; run boots each with its
 // own overrides (the head's carry a 50 % slowdown) and fails naming p50.
 func TestMeasuredRunOverPreparedArms(t *testing.T) {
-	t.Setenv("PERFGATE_TEST_EXAMPLED", buildExampled(t))
+	t.Parallel()
+	useExampled(t)
 	r := gittest.New(t)
 	r.Git("checkout", "-q", "-b", "main")
 	baseCommit := r.Commit("gate", exampleTree("EXAMPLED_LATENCY=4ms\n"))
