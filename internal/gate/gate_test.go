@@ -135,11 +135,16 @@ func TestMeasuredAAPasses(t *testing.T) {
 	}
 }
 
+// A head twice as slow fails, naming p50. Its subject is the naming, not
+// the gate's power (bench/power's): at this short profile, 4 pairs of 40
+// answers beside four other measured gates, a rehearsal's scatter left
+// the gate able to catch only 72 % and over (its catches note), and a
+// head 30 % slower passed.
 func TestMeasuredSlowdownFailsNamingMetric(t *testing.T) {
 	t.Parallel()
-	v := gateRun(t, shortPlan(t, 0), service("--latency", "5ms"), service("--latency", "5ms", "--latency-factor", "1.3"), false)
+	v := gateRun(t, shortPlan(t, 0), service("--latency", "5ms"), service("--latency", "5ms", "--latency-factor", "2"), false)
 	if v.Code != judge.Regression {
-		t.Fatalf("30%% slower head: verdict %s, want regression", v.Word())
+		t.Fatalf("a head twice as slow: verdict %s, want regression", v.Word())
 	}
 	named := false
 	for _, m := range v.Metrics {
