@@ -165,11 +165,11 @@ func (a *Process) anyAlive(members []procKey) bool {
 			return true
 		}
 	}
-	all, err := allProcs()
-	if err != nil {
+	if !a.groupIsOurs() {
 		return false
 	}
-	if !a.groupIsOurs() {
+	all, err := allProcs()
+	if err != nil {
 		return false
 	}
 	for _, p := range all {

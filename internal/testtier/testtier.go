@@ -1,8 +1,9 @@
 // Package testtier names the suite's two tiers. `go test -short ./...` is
 // the inner loop: pure logic and in-process servers, no docker engine, no
 // PostgreSQL server, no Chromium, no debootstrap, no measured gate and no
-// measured knee, in at most 90 s on 2 cores. The full suite (.ci/test) runs everything, and
-// there a test whose part is missing fails rather than skips.
+// measured knee, in at most 90 s on 2 cores. The full suite (.ci/test)
+// runs everything, and there a test whose part is missing fails rather
+// than skips.
 //
 // The few helpers that start one of those parts call Heavy first, so the
 // skip is written once per part, not once per test. It is a test helper:
