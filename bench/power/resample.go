@@ -27,7 +27,9 @@ import (
 //  3. Inject the scenario's slowdown into the head phases only: every
 //     latency figure of every group times the factor (a whole-distribution
 //     slowdown moves p50, p95 and p99 alike), or, for a tail-only
-//     slowdown, the p99 figures alone.
+//     slowdown, the p99 figures alone; a phase's latency histograms (gates
+//     recorded since reports kept them) move with its figures, so the
+//     tails pooled over the pairs are judged on the same head.
 //  4. Judge the resample with each method below; count alarms.
 //
 // The rates' 95 % intervals come from a bootstrap over the recorded gates
@@ -69,6 +71,14 @@ var methods = []method{
 		in.Rule, in.Tolerance = judge.RulePaired, benchTol()
 		return judge.Judge(in).Code == judge.Regression
 	}},
+	// The same rule as a report without histograms judges it: every
+	// tail phase by phase (issue 22: pooled tails against the per-phase
+	// rule on the same recordings).
+	{"paired rule, tails per phase", func(in judge.Input) bool {
+		in.Rule, in.Tolerance = judge.RulePaired, benchTol()
+		in.Base, in.Head = withoutHistograms(in.Base), withoutHistograms(in.Head)
+		return judge.Judge(in).Code == judge.Regression
+	}},
 	{"medians rule, 5 %", func(in judge.Input) bool {
 		in.Rule, in.Tolerance = judge.RuleMedians, benchTol()
 		return judge.Judge(in).Code == judge.Regression
@@ -77,9 +87,73 @@ var methods = []method{
 		in.Rule, in.Tolerance = judge.RuleMedians, nil
 		return judge.Judge(in).Code == judge.Regression
 	}},
+	// The two p50 rules side by side, every other metric left out (a
+	// whole-distribution slowdown moves the tails too, and the paired
+	// rule's alarm counts them): the per-phase paired rule the gate uses
+	// for p50, and the sign-flip bound on pooled histograms it uses for
+	// p95 and p99, applied to p50 (docs/judge.md, "Tails pooled over the
+	// pairs": whether a pooled p50 is stronger).
+	{"p50 alone, paired per phase", func(in judge.Input) bool {
+		in.Rule, in.Tolerance = judge.RulePaired, benchTol()
+		in.Metrics = onlyP50(in.Metrics)
+		return judge.Judge(in).Code == judge.Regression
+	}},
+	{"p50 alone, pooled (sign-flip)", pooledP50},
 	{"sequential, 5 %", sequential},
 	{"t-test over phases (Bencher)", tTest},
 	{"plain 10 % threshold", plainThreshold},
+}
+
+// withoutHistograms is phases as a report before version 2 held them.
+func withoutHistograms(phases []judge.Phase) []judge.Phase {
+	out := make([]judge.Phase, len(phases))
+	for i, p := range phases {
+		out[i] = p
+		out[i].Groups = append([]judge.GroupFigures(nil), p.Groups...)
+		for g := range out[i].Groups {
+			out[i].Groups[g].Latency, out[i].Groups[g].Server = nil, nil
+		}
+	}
+	return out
+}
+
+func onlyP50(ms []judge.Metric) []judge.Metric {
+	var out []judge.Metric
+	for _, m := range ms {
+		if q, _, ok := judge.SplitLatencyID(m.ID); ok && q.Name == "p50" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// pooledP50 judges each group's p50 from the arms' histograms pooled over
+// the pairs, with the sign-flip bound the gate uses for its tails; a gate
+// recorded without histograms never alarms (and is not a fair row).
+func pooledP50(in judge.Input) bool {
+	for _, m := range onlyP50(in.Metrics) {
+		_, group, _ := judge.SplitLatencyID(m.ID)
+		base, head := groupHistograms(in.Base, group), groupHistograms(in.Head, group)
+		if len(base) != len(in.Base) || len(head) != len(in.Head) {
+			return false
+		}
+		if judge.PooledTail(judge.DefaultTailRule, 50, benchTol()["latency"], base, head).Fail {
+			return true
+		}
+	}
+	return false
+}
+
+func groupHistograms(phases []judge.Phase, group string) []*judge.Histogram {
+	var out []*judge.Histogram
+	for _, p := range phases {
+		for _, g := range p.Groups {
+			if g.Name == group && g.Latency != nil {
+				out = append(out, g.Latency)
+			}
+		}
+	}
+	return out
 }
 
 // latencyIDs are the input's latency metrics.
@@ -218,6 +292,7 @@ func inject(p *judge.Phase, inj injection) {
 	for i := range p.Groups {
 		g := &p.Groups[i]
 		g.P99 *= inj.Factor
+		g.Latency, g.Server = injectHistogram(g.Latency, inj), injectHistogram(g.Server, inj)
 		if !inj.Tail {
 			g.P50 *= inj.Factor
 			for h := range g.Halves {
@@ -226,6 +301,27 @@ func inject(p *judge.Phase, inj injection) {
 			}
 		}
 	}
+}
+
+// injectHistogram slows a head phase's histogram as inject slows its
+// figures, so that the tails pooled over the pairs see the same head: every
+// answer times the factor, or for a tail slowdown the answers from the
+// phase's own 98th percentile up (which moves its p99 by the factor and
+// leaves its p95 and p50 as they were, as the figures are).
+func injectHistogram(h *judge.Histogram, inj injection) *judge.Histogram {
+	if h == nil || inj.Factor == 1 {
+		return h
+	}
+	if !inj.Tail {
+		return h.Mapped(func(ms float64) float64 { return ms * inj.Factor })
+	}
+	from := h.Percentile(98)
+	return h.Mapped(func(ms float64) float64 {
+		if ms >= from {
+			return ms * inj.Factor
+		}
+		return ms
+	})
 }
 
 // resampleFiles runs the resampling over the A/A gates of the files and

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/load"
 )
 
 // aaInput is an A/A gate of n pairs whose runner drifts by drift a pair
@@ -118,10 +119,10 @@ func TestAnchors(t *testing.T) {
 	}{
 		{"steady runner, identical arms", driftInput(8, 0, 0), map[string]bool{}},
 		{"steady runner, head 20 % slower", slower(driftInput(8, 0, 0)), map[string]bool{
-			"paired rule, 5 %": true, "medians rule, 5 %": true, "sequential, 5 %": true, "t-test over phases (Bencher)": true, "plain 10 % threshold": true}},
+			"paired rule, 5 %": true, "paired rule, tails per phase": true, "p50 alone, paired per phase": true, "medians rule, 5 %": true, "sequential, 5 %": true, "t-test over phases (Bencher)": true, "plain 10 % threshold": true}},
 		{"drifting runner, identical arms", driftInput(8, 1, 0), map[string]bool{"sequential, 5 %": true}},
 		{"drifting runner, head 20 % slower", slower(driftInput(8, 1, 0)), map[string]bool{
-			"paired rule, 5 %": true, "sequential, 5 %": true, "plain 10 % threshold": true}},
+			"paired rule, 5 %": true, "paired rule, tails per phase": true, "p50 alone, paired per phase": true, "sequential, 5 %": true, "plain 10 % threshold": true}},
 	}
 	for _, tc := range tests {
 		for _, m := range methods {
@@ -129,5 +130,67 @@ func TestAnchors(t *testing.T) {
 				t.Errorf("%s: %s alarm %v, want %v", tc.name, m.Name, got, tc.alarms[m.Name])
 			}
 		}
+	}
+}
+
+// A slowed head's histograms move as its figures do, so the tails pooled
+// over the pairs judge the same head; the recorded phase is left alone.
+func TestInjectMovesTheHistograms(t *testing.T) {
+	h := load.NewHistogram()
+	for i := range 1000 {
+		if err := h.RecordValue(int64(1000 + 40*i)); err != nil { // 1-41 ms, in µs
+			t.Fatal(err)
+		}
+	}
+	rec := judge.Phase{Values: map[string]float64{}, Groups: []judge.GroupFigures{{Name: "g", Latency: judge.NewHistogram(h)}}}
+	orig := rec.Groups[0].Latency
+	for _, inj := range injections[1:] {
+		p := clonePhase(rec)
+		inject(&p, inj)
+		got := p.Groups[0].Latency
+		for _, q := range []float64{50, 95, 99} {
+			want := orig.Percentile(q) * inj.Factor
+			if inj.Tail && q != 99 {
+				want = orig.Percentile(q)
+			}
+			if math.Abs(got.Percentile(q)/want-1) > 0.002 {
+				t.Errorf("%s: p%g %g, want %g", inj.Name, q, got.Percentile(q), want)
+			}
+		}
+	}
+	if rec.Groups[0].Latency != orig || orig.Percentile(99) != judge.NewHistogram(h).Percentile(99) {
+		t.Error("injecting changed the recorded phase's histogram")
+	}
+}
+
+// The pooled p50 reads the groups' histograms: a head 20 % slower in every
+// answer alarms, an identical one does not, and a gate without histograms
+// never does.
+func TestPooledP50(t *testing.T) {
+	in := driftInput(8, 1, 0)
+	for i := range in.Base {
+		h := load.NewHistogram()
+		for v := range 300 {
+			if err := h.RecordValue(int64(5000 + 37*v + 1000*i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		in.Base[i].Groups[0].Latency = judge.NewHistogram(h)
+		in.Head[i] = clonePhase(in.Base[i])
+	}
+	if pooledP50(in) {
+		t.Error("identical arms alarmed")
+	}
+	slow := in
+	slow.Head = make([]judge.Phase, len(in.Head))
+	for i := range in.Head {
+		slow.Head[i] = clonePhase(in.Head[i])
+		inject(&slow.Head[i], injection{Factor: 1.2})
+	}
+	if !pooledP50(slow) {
+		t.Error("a head 20 % slower did not alarm")
+	}
+	if pooledP50(driftInput(8, 1, 0)) {
+		t.Error("a gate without histograms alarmed")
 	}
 }

@@ -160,3 +160,27 @@ func truncate(bs []bin, k uint64) []bin {
 	}
 	return bs
 }
+
+// Mapped is a copy of h with every answer's value moved by f, in
+// milliseconds; f must not decrease, so each answer keeps its rank. It is
+// how a recorded phase is given a known slowdown (bench/power resamples
+// recorded A/A gates and slows their heads), not anything a gate does.
+// Values past the histogram's range are kept at its highest.
+func (h *Histogram) Mapped(f func(ms float64) float64) *Histogram {
+	if h == nil || h.h == nil {
+		return nil
+	}
+	out := hdrhistogram.New(h.h.LowestTrackableValue(), h.h.HighestTrackableValue(), int(h.h.SignificantFigures()))
+	for _, b := range h.h.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		v := int64(math.Round(f(float64(b.To)/1000) * 1000))
+		v = min(max(v, out.LowestTrackableValue()), out.HighestTrackableValue())
+		if err := out.RecordValues(v, b.Count); err != nil {
+			// Unreachable: v is clamped into the histogram's range.
+			continue
+		}
+	}
+	return NewHistogram(out)
+}

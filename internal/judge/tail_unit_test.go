@@ -230,3 +230,41 @@ func TestTailGridAgreesWithTheMerge(t *testing.T) {
 		}
 	}
 }
+
+// Mapped keeps every answer's rank: the identity keeps each percentile, a
+// factor moves each by that factor (within a bucket's 0.1 %), and a map
+// that slows only the answers from the 98th percentile up moves p99 and
+// leaves p95 and p50 where they were.
+func TestHistogramMapped(t *testing.T) {
+	h := hist(spreadOf(1000, 1, 50)...)
+	if (*Histogram)(nil).Mapped(func(ms float64) float64 { return ms }) != nil {
+		t.Fatal("Mapped of nil is not nil")
+	}
+	same := h.Mapped(func(ms float64) float64 { return ms })
+	scaled := h.Mapped(func(ms float64) float64 { return ms * 1.1 })
+	q98 := h.Percentile(98)
+	tail := h.Mapped(func(ms float64) float64 {
+		if ms >= q98 {
+			return ms * 1.1
+		}
+		return ms
+	})
+	for _, p := range []float64{50, 95, 99} {
+		if got, want := same.Percentile(p), h.Percentile(p); got != want {
+			t.Errorf("identity: p%g = %g, want %g", p, got, want)
+		}
+		if got, want := scaled.Percentile(p), h.Percentile(p)*1.1; math.Abs(got/want-1) > 0.002 {
+			t.Errorf("x1.1: p%g = %g, want %g", p, got, want)
+		}
+		want := h.Percentile(p)
+		if p == 99 {
+			want *= 1.1
+		}
+		if got := tail.Percentile(p); math.Abs(got/want-1) > 0.002 {
+			t.Errorf("tail from p98 x1.1: p%g = %g, want %g", p, got, want)
+		}
+	}
+	if same.Count() != h.Count() || tail.Count() != h.Count() {
+		t.Errorf("counts %d, %d, want %d", same.Count(), tail.Count(), h.Count())
+	}
+}
