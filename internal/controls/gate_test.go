@@ -2,6 +2,7 @@ package controls_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -144,7 +145,14 @@ func runGate(t *testing.T, p *plan.Plan, base, head gate.ArmSpec, attempts int) 
 		cancel()
 		release()
 		if err != nil {
-			t.Fatalf("gate run: %v\nlog:\n%s", err, log.String())
+			// An arm's own log says why it stopped answering, if it did.
+			var arms strings.Builder
+			for _, role := range []string{"base", "head", "variant"} {
+				if b, rerr := os.ReadFile(filepath.Join(out, role+".log")); rerr == nil {
+					fmt.Fprintf(&arms, "%s.log (last 2,000 bytes):\n%s\n", role, b[max(0, len(b)-2000):])
+				}
+			}
+			t.Fatalf("gate run: %v\nlog:\n%s\n%s", err, log.String(), arms.String())
 		}
 		if err := os.WriteFile(filepath.Join(out, gateLog), []byte(log.String()), 0o600); err != nil {
 			t.Fatal(err)

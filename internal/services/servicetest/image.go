@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -46,8 +45,13 @@ func build() (string, error) {
 	if out, err := exec.Command("docker", "version", "--format", "{{.Server.Version}}").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("docker engine not reachable: %v: %s", err, bytes.TrimSpace(out))
 	}
-	_, self, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(self), "..", "testdata", "echo")
+	// The module's root from go itself: this file's own path is no guide
+	// under -trimpath (.ci/test sets it), and the caller's folder varies.
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil || strings.TrimSpace(string(gomod)) == "" || strings.TrimSpace(string(gomod)) == os.DevNull {
+		return "", fmt.Errorf("finding the module's go.mod (go env GOMOD): %v %q", err, gomod)
+	}
+	src := filepath.Join(filepath.Dir(strings.TrimSpace(string(gomod))), "internal", "services", "testdata", "echo")
 	dir, err := os.MkdirTemp("", "perfgate-echo-")
 	if err != nil {
 		return "", err
