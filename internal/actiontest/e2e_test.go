@@ -283,7 +283,7 @@ func TestMeasuredActionOnARunner(t *testing.T) {
 
 	// The runner's job judges a real gate: one of the machine's slots
 	// (internal/testslot) keeps it from measuring beside too many others.
-	defer testslot.Hold(t)()
+	defer testslot.HoldLong(t)() // most of a minute: served before the short gates
 	rn := newRunner(t, img)
 	run(t, time.Minute, "git", "clone", "-q", "--branch", "change", repo.Dir, rn.work)
 

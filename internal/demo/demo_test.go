@@ -59,7 +59,9 @@ func demoRun(t *testing.T, bin string, env []string, args ...string) (int, strin
 	for attempt := 1; attempt <= 2; attempt++ {
 		stdout.Reset()
 		stderr.Reset()
-		release := testslot.Hold(t)
+		// A whole demo holds its slot for one to two minutes: served
+		// before the 20 s gates (testslot.HoldLong).
+		release := testslot.HoldLong(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		cmd := exec.CommandContext(ctx, bin, append([]string{"demo"}, args...)...)
 		cmd.Dir, cmd.Env, cmd.WaitDelay = t.TempDir(), append(os.Environ(), env...), 30*time.Second

@@ -53,6 +53,15 @@ func runGate(t *testing.T, planText string, base, head []string) judge.Verdict {
 	return runGateWith(t, planText, nil, base, head)
 }
 
+// runGateLong is runGate for a test that runs its 30 s gates one after
+// the other: each is served before the single gates (testslot.HoldLong),
+// or the chain waits behind all of them.
+func runGateLong(t *testing.T, planText string, base, head []string) judge.Verdict {
+	t.Helper()
+	defer testslot.HoldLong(t)()
+	return measure(t, planText, nil, base, head)
+}
+
 // runGateWith is runGate with files beside the plan (data sources).
 func runGateWith(t *testing.T, planText string, files map[string]string, base, head []string) judge.Verdict {
 	t.Helper()

@@ -47,7 +47,7 @@ func TestMeasuredTailJudgedPooled(t *testing.T) {
 	gate := func(head []string) judge.Verdict {
 		var v judge.Verdict
 		for attempt := 1; attempt <= 3; attempt++ {
-			v = runGate(t, tailGatePlan, service, head)
+			v = runGateLong(t, tailGatePlan, service, head)
 			p99 := metric(v, "p99.hello")
 			t.Logf("attempt %d: code %v; p99 pooled %v, %.3f vs %.3f ms (%+.1f %%, threshold %.1f %%); failures %q; cannot judge %q",
 				attempt, v.Code, p99.Tail != nil, p99.Head, p99.Base, 100*p99.Worse, 100*p99.Threshold, v.Failures, v.CannotJudge)

@@ -3,6 +3,8 @@ package testslot
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -99,4 +101,70 @@ func TestHoldAllTakesEverySlot(t *testing.T) {
 	} else {
 		free()
 	}
+}
+
+// A long hold waiting is served first: with the one slot held and both a
+// long and a plain waiter at it, the release lets the long one in, and
+// the plain one only after the long one's release.
+func TestLongHoldIsServedFirst(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv("PERFGATE_TEST_GATE_SLOTS", "1")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	first, err := Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		who     string
+		release func()
+		err     error
+	}
+	order := make(chan got, 2)
+	go func() { r, err := Acquire(ctx); order <- got{"plain", r, err} }()
+	// The plain waiter polls first; the long one comes after it.
+	time.Sleep(300 * time.Millisecond)
+	go func() { r, err := AcquireLong(ctx); order <- got{"long", r, err} }()
+	for !longWaiting() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	first()
+	a := <-order
+	if a.err != nil || a.who != "long" {
+		t.Fatalf("first served after the release: %s (%v), want the long hold", a.who, a.err)
+	}
+	if longWaiting() {
+		t.Error("the long hold got its slot and still counts as waiting")
+	}
+	select {
+	case b := <-order:
+		t.Fatalf("%s got a slot while the long hold held the only one", b.who)
+	case <-time.After(300 * time.Millisecond):
+	}
+	a.release()
+	b := <-order
+	if b.err != nil || b.who != "plain" {
+		t.Fatalf("then: %s (%v), want the plain waiter", b.who, b.err)
+	}
+	b.release()
+}
+
+// A long waiter that died (its file left, its lock gone with it) keeps no
+// one waiting.
+func TestDeadLongWaiterCountsForNothing(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	if err := os.WriteFile(filepath.Join(dir, longPrefix+"1-1.lock"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if longWaiting() {
+		t.Fatal("an unlocked waiting file counts as a long hold waiting")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	release, err := Acquire(ctx)
+	if err != nil {
+		t.Fatalf("a dead long waiter kept the slot from a plain one: %v", err)
+	}
+	release()
 }
