@@ -62,6 +62,21 @@ func logToWorse(l float64, higherIsBetter bool) float64 {
 	return math.Expm1(l)
 }
 
+// CatchesCap is the largest catches figure written as a number: past ten
+// times the base (1,000 %) a pass says nothing about any change a team
+// cares for. A 2-pair gate's Student factor of 31.8 once put 3 x 10^21 %
+// in a summary's note, which reads as a defect, not as "blind".
+const CatchesCap = 10.0
+
+// CatchesText is a catches figure as the summary and the notes write it:
+// its percentage, or "over 1,000 %" past CatchesCap.
+func CatchesText(f float64) string {
+	if f > CatchesCap {
+		return "over 1,000 %" // CatchesCap; TestCatchesText holds the two together
+	}
+	return pct(f)
+}
+
 // detectableNote is the summary's one note on the metrics that passed
 // although their gate could not catch a change of twice their tolerance:
 // their pass says less than the tolerance suggests. Empty when none.
@@ -71,7 +86,7 @@ func detectableNote(rs []MetricResult) string {
 		if r.Fail || r.Rule == RuleMedians || r.ZeroBase || !(r.Tolerance > 0) || !(r.Detectable > WeakPassFactor*r.Tolerance) {
 			continue
 		}
-		weak = append(weak, fmt.Sprintf("%s %s (tolerance %s)", r.ID, pct(r.Detectable), pct(r.Tolerance)))
+		weak = append(weak, fmt.Sprintf("%s %s (tolerance %s)", r.ID, CatchesText(r.Detectable), pct(r.Tolerance)))
 	}
 	if len(weak) == 0 {
 		return ""

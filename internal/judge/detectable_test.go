@@ -188,3 +188,22 @@ func BenchmarkDetectable(b *testing.B) {
 		})
 	}
 }
+
+// A catches figure past ten times the base reads "over 1,000 %", not the
+// 22-digit percentages a 2-pair gate's Student factor made of it.
+func TestCatchesText(t *testing.T) {
+	for _, tc := range []struct {
+		f    float64
+		want string
+	}{
+		{0.072, "7.2 %"},
+		{CatchesCap, "1000 %"},
+		{CatchesCap * 1.001, "over 1,000 %"},
+		{3.1e19, "over 1,000 %"},
+		{math.Inf(1), "over 1,000 %"},
+	} {
+		if got := CatchesText(tc.f); got != tc.want {
+			t.Errorf("CatchesText(%g) = %q, want %q", tc.f, got, tc.want)
+		}
+	}
+}

@@ -117,6 +117,9 @@ func catches(r judge.MetricResult) string {
 	if !(r.Detectable > 0) {
 		return ""
 	}
+	if r.Detectable > judge.CatchesCap {
+		return judge.CatchesText(r.Detectable)
+	}
 	return "≥ " + pct(r.Detectable)
 }
 
