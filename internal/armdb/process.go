@@ -147,7 +147,8 @@ func (u serverUser) command(path string, args []string, dir string, out io.Write
 // proc is a started server program. Its goroutine holds its OS thread for
 // the life of the process, because the death signal fires when the thread
 // that forked the process exits, not when our whole process does: a thread
-// the Go runtime retired would otherwise kill a healthy server.
+// the Go runtime retired would otherwise kill a healthy server. It gives
+// the thread back once the process has exited, for the same reason.
 type proc struct {
 	pid  int
 	done chan struct{} // closed once the process has exited and is reaped
@@ -158,7 +159,16 @@ func startProc(cmd *exec.Cmd) (*proc, error) {
 	p := &proc{done: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine, after the process
+		// Locked while the process lives, so no other goroutine can end
+		// this thread under it; unlocked, not left to end with the
+		// goroutine, once it has exited. A goroutine that ends locked ends
+		// its thread, and the thread may have forked other children
+		// before this goroutine took it (the runtime reuses threads):
+		// their death signals fired, and an arm of a gate beside this one
+		// got SIGKILL mid-pair when its neighbour's initdb ended
+		// (TestStartProcKeepsOtherChildrenAlive).
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 		if err := cmd.Start(); err != nil {
 			started <- err
 			return

@@ -139,7 +139,8 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		// If perfgate itself is killed, the arm's root does not outlive it.
 		// (The kernel ties this to the forking thread; the Go runtime ends a
 		// thread only when a goroutine exits while locked to it, which
-		// perfgate never does.)
+		// perfgate never does: internal/armdb's server goroutines unlock
+		// once their program has exited.)
 		Pdeathsig: syscall.SIGKILL,
 	}
 	if err := cmd.Start(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,6 +73,13 @@ func demoRun(t *testing.T, bin string, env []string, args ...string) (int, strin
 		release()
 		code = cmd.ProcessState.ExitCode()
 		t.Logf("attempt %d: perfgate demo %s: exit %d (%v) in %s", attempt, strings.Join(args, " "), code, err, time.Since(start).Round(100*time.Millisecond))
+		// A demo without its regression that fails anyway gets the same
+		// one more run (an A/A false alarm at 2 pairs is bench/power's
+		// rate, not this test's subject); a second failure stands.
+		if code == 1 && attempt == 1 && slices.Contains(args, "--no-regression") {
+			t.Logf("attempt %d: the demo without its regression failed; running once more:\n%s", attempt, stderr.String())
+			continue
+		}
 		if code != exit.CannotJudge || !strings.Contains(stderr.String(), "cannot judge") {
 			break
 		}
