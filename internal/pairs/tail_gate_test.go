@@ -44,10 +44,14 @@ func TestMeasuredTailJudgedPooled(t *testing.T) {
 	t.Parallel()
 	service := []string{"--latency", "5ms", "--wait-mean", "2ms"}
 	slower := []string{"--latency", "5ms", "--wait-mean", "30ms"}
-	gate := func(head []string) judge.Verdict {
+	gate := func(head []string, aa bool) judge.Verdict {
 		var v judge.Verdict
+		alarmed := false
 		for attempt := 1; attempt <= 3; attempt++ {
 			v = runGateLong(t, tailGatePlan, service, head)
+			if aa && onceMoreAfterAlarm(t, v, &alarmed) {
+				continue
+			}
 			p99 := metric(v, "p99.hello")
 			t.Logf("attempt %d: code %v; p99 pooled %v, %.3f vs %.3f ms (%+.1f %%, threshold %.1f %%); failures %q; cannot judge %q",
 				attempt, v.Code, p99.Tail != nil, p99.Head, p99.Base, 100*p99.Worse, 100*p99.Threshold, v.Failures, v.CannotJudge)
@@ -57,10 +61,10 @@ func TestMeasuredTailJudgedPooled(t *testing.T) {
 		}
 		return v
 	}
-	if v := gate(service); v.Code != judge.Pass {
+	if v := gate(service, true); v.Code != judge.Pass {
 		t.Errorf("the A/A gate: %v, failures %q, cannot judge %q; want a pass", v.Code, v.Failures, v.CannotJudge)
 	}
-	v := gate(slower)
+	v := gate(slower, false)
 	p99 := metric(v, "p99.hello")
 	if v.Code != judge.Regression || !p99.Fail || p99.Tail == nil {
 		t.Fatalf("the head whose waits are fifteen times as long: %v, p99 %+v; want p99 failed, judged pooled", v.Code, p99)
