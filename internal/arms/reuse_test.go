@@ -19,11 +19,19 @@ import (
 // pid before it to /proc/sys/kernel/ns_last_pid (root only), as CRIU
 // restores a process's pid.
 func TestStopSparesAGroupThatReusedItsNumber(t *testing.T) {
-	a, err := Start(context.Background(), Spec{Name: "gone", Command: []string{"sh", "-c", "exit 0"}, LogPath: filepath.Join(t.TempDir(), "gone.log")})
+	// The root exits when told, after Start has returned: one that
+	// exited at once could beat Start's readiness check ("exited before
+	// it was ready"), as it did under a rehearsal's raced packages.
+	dir := t.TempDir()
+	told := filepath.Join(dir, "exit-now")
+	a, err := Start(context.Background(), Spec{Name: "gone", Command: []string{"sh", "-c", `while [ ! -e "$1" ]; do sleep 0.01; done`, "sh", told}, LogPath: filepath.Join(dir, "gone.log")})
 	if err != nil {
 		t.Fatalf("starting the arm: %v", err)
 	}
 	t.Cleanup(func() { _ = a.Stop() })
+	if err := os.WriteFile(told, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case <-a.exited:
 	case <-time.After(time.Minute):
