@@ -11,15 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
-	"github.com/perfgate/perfgate/internal/gate"
-	"github.com/perfgate/perfgate/internal/pairs"
-	"github.com/perfgate/perfgate/internal/report"
 	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
@@ -45,26 +41,6 @@ type Arm struct {
 	Ready   string
 	CAFile  string
 	Commit  string
-}
-
-// Pair is the gate's two arms, base then head.
-func (f *File) Pair() []gate.ArmSpec {
-	return gate.Pair(f.Base.Spec(pairs.RoleBase), f.Head.Spec(pairs.RoleHead))
-}
-
-// Spec is the arm's spec, tagged with its role (the table it came from).
-func (a Arm) Spec(role pairs.Role) gate.ArmSpec {
-	s := gate.ArmSpec{Role: role, Command: a.Command, Dir: a.Dir, Port: a.Port, URL: a.URL, Ready: a.Ready, CAFile: a.CAFile,
-		Info: report.Build{Name: string(role), Commit: a.Commit}}
-	keys := make([]string, 0, len(a.Env))
-	for k := range a.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // the same environment order on every run
-	for _, k := range keys {
-		s.Env = append(s.Env, k+"="+a.Env[k])
-	}
-	return s
 }
 
 // maxArmsFile bounds the arms file; a real one is a few hundred bytes.

@@ -36,8 +36,8 @@ func TestArmsFileAccepted(t *testing.T) {
 	if !f.Store || f.Base.Port != 8070 || f.Head.Port != 0 || f.Base.Commit != "3f2a1c9" || f.Head.Ready != "tcp://127.0.0.1:@PORT@" {
 		t.Errorf("parsed %+v", f)
 	}
-	if got, want := f.Base.Spec("base").Env, []string{"SVC_A=@PORT@", "SVC_B=2"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("env %v, want %v in name order", got, want)
+	if got, want := f.Base.Env, map[string]string{"SVC_A": "@PORT@", "SVC_B": "2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("env %v, want %v", got, want)
 	}
 }
 

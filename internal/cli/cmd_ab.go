@@ -52,7 +52,7 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 		if err != nil {
 			return err
 		}
-		o.Arms = f.Pair()
+		o.Arms = gate.FromArmsFile(f)
 		o.Store = o.Store || f.Store
 	case *baseCmd != "" && *headCmd != "":
 		if o.Arms, err = gate.CommandArms(gate.CommandArm{Cmd: *baseCmd, URL: *baseURL, Dir: *baseDir}, gate.CommandArm{Cmd: *headCmd, URL: *headURL, Dir: *headDir}, *ready); err != nil {

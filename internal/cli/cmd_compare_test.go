@@ -1,17 +1,12 @@
 package cli
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/report"
 	"github.com/perfgate/perfgate/internal/report/reporttest"
 )
@@ -163,53 +158,4 @@ func TestCompareRefuses(t *testing.T) {
 			}
 		})
 	}
-}
-
-// FuzzCompareReport: whatever file is handed to compare, it judges it or
-// refuses it; it never panics, exits only 0, 1 or 2, and a refusal is one
-// line.
-func FuzzCompareReport(f *testing.F) {
-	for _, name := range []string{"pass", "regression", "cannot-judge"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "compare", name+".json"))
-		if err != nil {
-			f.Fatal(err)
-		}
-		// Compact and without the verdict compare recomputes: the fuzzing
-		// engine mutates small inputs far faster.
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			f.Fatal(err)
-		}
-		delete(m, "verdict")
-		if b, err = json.Marshal(m); err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	f.Add([]byte(`{"version": 1, "kind": "perfgate.load"}`))
-	f.Add([]byte(`{"version": 1, "input": {"metrics": [{"id": "p99.x", "base": [1], "head": [2]}]}}`))
-	dir := f.TempDir()
-	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(dir, "latest.json")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var out, errb bytes.Buffer
-		done := make(chan error, 1)
-		go func() {
-			done <- RunIO(context.Background(), []string{"compare", "--report", path}, &IO{Out: &out, Err: &errb, Getenv: func(string) string { return "" }})
-		}()
-		var err error
-		select {
-		case err = <-done:
-		case <-time.After(time.Minute):
-			t.Fatalf("compare ran over 10 s on this report")
-		}
-		if c := exit.Code(err); c < 0 || c > 2 {
-			t.Fatalf("exit %d", c)
-		}
-		if err != nil && exit.Code(err) == exit.CannotJudge && out.Len() == 0 && strings.Count(strings.TrimSuffix(errb.String(), "\n"), "\n") > 0 {
-			t.Fatalf("a refusal took more than one line:\n%s", errb.String())
-		}
-	})
 }

@@ -220,7 +220,7 @@ func TestMeasuredIdlePhase(t *testing.T) {
 		store bool
 		want  string
 	}{
-		{"quiet head passes", nil, true, ""},
+		{"a quiet head is not flagged", nil, true, ""},
 		{"head burning CPU fails", []string{"--idle-busy", "0.2"}, false, "CPU"},
 		{"head committing while idle fails", []string{"--idle-commits", "20"}, true, "tx"},
 	} {

@@ -197,6 +197,7 @@ func HoldAll(t testing.TB) (release func()) {
 				f()
 			}
 			t.Logf("testslot: held all slots %s", time.Since(got).Round(time.Millisecond))
+			record(t.Name()+" (all slots)", got.Sub(asked), time.Since(got))
 		})
 	}
 }
@@ -253,6 +254,29 @@ func hold(t testing.TB, long bool) (release func()) {
 		once.Do(func() {
 			free()
 			t.Logf("testslot: held the slot %s", time.Since(got).Round(time.Millisecond))
+			record(t.Name(), got.Sub(asked), time.Since(got))
 		})
 	}
+}
+
+// LogEnv names a file that every hold, at its release, appends a line to:
+// the test's name, how long it waited and how long it held its slot, in
+// seconds, tab-separated. .ci/test sets it and prints the longest holds
+// after the measured phase: that phase's wall time is its slot-seconds
+// over its slots, and the list says whose they were.
+const LogEnv = "PERFGATE_TEST_SLOT_LOG"
+
+// record appends one hold to LogEnv's file, if it is set. A line under
+// PIPE_BUF written with O_APPEND lands whole beside other processes'.
+func record(name string, waited, held time.Duration) {
+	path := os.Getenv(LogEnv)
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return // a record of timings is not worth failing a test over
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s\t%.2f\t%.2f\n", name, waited.Seconds(), held.Seconds())
 }

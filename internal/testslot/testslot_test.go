@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -167,4 +168,38 @@ func TestDeadLongWaiterCountsForNothing(t *testing.T) {
 		t.Fatalf("a dead long waiter kept the slot from a plain one: %v", err)
 	}
 	release()
+}
+
+// Each release appends the test's name, wait and hold to LogEnv's file,
+// one line per hold, so .ci/test can say whose slot-seconds a measured
+// phase spent.
+func TestHoldsAreLogged(t *testing.T) {
+	testtier.Heavy(t, testtier.Gate) // Hold skips in the short tier
+	t.Setenv("TMPDIR", t.TempDir())
+	log := filepath.Join(t.TempDir(), "slots.log")
+	t.Setenv(LogEnv, log)
+	for _, name := range []string{"TestMeasuredOne", "TestMeasuredTwo/sub"} {
+		release := Hold(&named{TB: t, name: name})
+		time.Sleep(20 * time.Millisecond)
+		release()
+		release() // a second call records nothing more
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines logged, want 2:\n%s", len(lines), b)
+	}
+	for i, want := range []string{"TestMeasuredOne", "TestMeasuredTwo/sub"} {
+		f := strings.Split(lines[i], "\t")
+		if len(f) != 3 || f[0] != want {
+			t.Errorf("line %d: %q, want %s, its wait and its hold, tab-separated", i, lines[i], want)
+			continue
+		}
+		if held, err := strconv.ParseFloat(f[2], 64); err != nil || held <= 0 {
+			t.Errorf("line %d: held %q, want seconds over 0", i, f[2])
+		}
+	}
 }
