@@ -11,6 +11,7 @@
 //	go run ./bench/power --quick                        # smoke check, under 3 minutes
 //	go run ./bench/power --profile short --runs 12      # the short profile
 //	go run ./bench/power --profile ferrofed --runs 1    # FerroFED's gate's defaults, ~5 min a gate
+//	go run ./bench/power --ceiling 1000 --profile default     # what no noise but the answers' own allows
 //	go run ./bench/power --from target/power/results.jsonl --tolerances "latency=5;latency=7.5" --pairs-variants 4,6,8
 //
 // Every gate's verdict and figures (with the judge's whole input) go to
@@ -97,12 +98,20 @@ func run(ctx context.Context, args []string) error {
 	mean := fs.Duration("mean", 5*time.Millisecond, "a bundled target's time scale")
 	work := fs.Int("work", 20000, "the cpu target's SHA-256 rounds per request")
 	resample := fs.String("resample", "", "run nothing: resample the recorded A/A gates of these results files (comma-separated) with injected slowdowns, and judge every resample with the paired rule, the medians rule and the anchors' methods")
+	ceilingGates := fs.Int("ceiling", 0, "run nothing: simulate this many gates of each bundled target and head at --profile's answers a phase on a machine that adds no noise, judge them, and print what the judge (and a test knowing its noise) catches there (ceiling.go)")
 	perGate := fs.Int("per-gate", 100, "with --resample: resamples drawn from each recorded A/A gate")
 	from := fs.String("from", "", "run nothing: summarise this results file (and re-judge it with --tolerances / --pairs-variants)")
 	tolVariants := fs.String("tolerances", "", `with --from: tolerance sets to re-judge with, separated by ";" ("latency=5;latency=7.5;p50=5")`)
 	pairVariants := fs.String("pairs-variants", "", "with --from: re-judge with only the first K pairs of each gate, comma-separated K")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *ceilingGates > 0 {
+		pr, ok := profiles[currentProfileName(*profileFlag)]
+		if !ok {
+			return fmt.Errorf("--ceiling: unknown profile %q: write one of %s", *profileFlag, profileNames())
+		}
+		return ceiling(os.Stdout, pr, *ceilingGates, float64(*mean)/float64(time.Millisecond))
 	}
 	if *resample != "" {
 		return resampleFiles(os.Stdout, strings.Split(*resample, ","), *perGate, *pairs)

@@ -234,10 +234,22 @@ gauges = ["/metrics"]
 	// earlier. Within a stage the order of the gauge's move and p95's
 	// crossing is the scheduler's: on a crowded machine (a pool delivering
 	// 72/s) the queue left its rest a second after the stage's p95 crossed.
+	//
+	// Which step that is depends on how it ran out (ranout.go): a gauge
+	// that "grew" did so in the step from From into Stage, but a pool that
+	// "saturated" was already at its ceiling over From (it had followed
+	// the load into From and held there into Stage), so it ran out in the
+	// step into From. Counting a saturated pool's step as the one into
+	// Stage asked it to be full a whole stage before p95 crossed: a pool
+	// of W/S = 80/s that reached its 4 workers at 80/s, the same stage
+	// whose p95 crossed, failed so (issue 19's first-run rehearsal).
 	into, over := -1, -1
 	for i, s := range rep.Stages {
 		if s.Name == m.From {
 			into = i + 1
+			if m.How == "saturated" {
+				into = i
+			}
 		}
 		if over < 0 && s.Derived.Objective == "misses" {
 			over = i
