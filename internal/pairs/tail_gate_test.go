@@ -26,7 +26,7 @@ path = "/hello"
 expect = 200
 `
 
-// A head whose waits, exponential beyond a 5 ms floor, take fifteen times
+// A head whose waits, exponential beyond a 20 ms floor, take fifteen times
 // as long on average (30 ms for 2) fails on p99, judged from the phases'
 // histograms pooled over the pairs: 30 answers a phase have no p99 of
 // their own, 240 an arm do. Its A/A passes. Fifteen, not five: with 8
@@ -42,8 +42,14 @@ expect = 200
 // a retry would, up to three gates.
 func TestMeasuredTailJudgedPooled(t *testing.T) {
 	t.Parallel()
-	service := []string{"--latency", "5ms", "--wait-mean", "2ms"}
-	slower := []string{"--latency", "5ms", "--wait-mean", "30ms"}
+	// The floor is 20 ms, not 5: the judge calls a phase stalled when its
+	// p99 is over 10 times its p50, and a phase's p99 of 30 answers is its
+	// slowest one. Over a 5 ms floor (p50 6.4 ms) one answer the machine
+	// held 64 ms made the phase a stall, and beside five gates of the
+	// suite three A/A attempts in a row said "cannot judge" so; over 20 ms
+	// it takes a 214 ms hold.
+	service := []string{"--latency", "20ms", "--wait-mean", "2ms"}
+	slower := []string{"--latency", "20ms", "--wait-mean", "30ms"}
 	gate := func(head []string, aa bool) judge.Verdict {
 		var v judge.Verdict
 		alarmed := false
