@@ -15,7 +15,7 @@ max_pairs = 8
 warmup = "200ms"
 measure = "1s"
 rate = 10
-idle = "0s"
+idle = "2s"
 
 [[group]]
 name = "hello"
@@ -25,7 +25,9 @@ expect = 200
 
 // A real adaptive gate over two example-service arms, the head twice as
 // slow: the regression is settled at the first look, after min_pairs (4)
-// of the 8 pairs the gate may run, and the report's notes say so.
+// of the 8 pairs the gate may run, and the report's notes say so. Its
+// idle phase, which follows an adaptive gate's pairs, is not run: the
+// pairs already fail the gate.
 func TestMeasuredAdaptiveSettlesAClearRegressionEarly(t *testing.T) {
 	t.Parallel()
 	var v judge.Verdict
@@ -46,10 +48,14 @@ func TestMeasuredAdaptiveSettlesAClearRegressionEarly(t *testing.T) {
 	if !strings.Contains(notes, "adaptive pairs: 4 pairs ran (min_pairs 4, max_pairs 8); regression settled at look 1") {
 		t.Errorf("notes %q do not say the gate stopped after 4 pairs, settled", notes)
 	}
+	if v.Idle != nil || !strings.Contains(notes, "idle phase not run: the pairs already fail the gate (") {
+		t.Errorf("idle %+v, notes %q; want the idle phase skipped with a note", v.Idle, notes)
+	}
 }
 
 // Its A/A: the same service on both arms passes, and the notes say how
-// many of the 4 to 8 pairs ran and why the gate stopped.
+// many of the 4 to 8 pairs ran and why the gate stopped; the idle phase
+// ran, after the pairs.
 func TestMeasuredAdaptiveAAPasses(t *testing.T) {
 	t.Parallel()
 	var v judge.Verdict
@@ -71,6 +77,9 @@ func TestMeasuredAdaptiveAAPasses(t *testing.T) {
 	m := metric(v, "p50.hello")
 	if m.Pairs < 4 || m.Pairs > 8 || !strings.Contains(notes, "adaptive pairs: ") {
 		t.Errorf("%d pairs ran, notes %q; want 4 to 8 and a note saying why the gate stopped", m.Pairs, notes)
+	}
+	if v.Idle == nil || v.Idle.Seconds < 2 || strings.Contains(notes, "idle phase not run") {
+		t.Errorf("idle %+v, notes %q; want the 2 s idle phase judged", v.Idle, notes)
 	}
 	t.Logf("A/A adaptive gate: %d pairs; %s", m.Pairs, notes)
 }

@@ -1,10 +1,12 @@
 package pairs
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/plan"
 )
@@ -67,5 +69,41 @@ func TestLook(t *testing.T) {
 	}
 	if _, ok := sequential(plan.AB{Pairs: 6, Auto: true, MinPairs: 4, MaxPairs: 16}); ok {
 		t.Error("--pairs 6 over pairs = \"auto\" gave a sequential design, want 6 fixed pairs")
+	}
+}
+
+// An adaptive gate's idle phase follows its pairs, so a look reserves its
+// time: the window, and with a store the settle wait before it and the
+// flush after it. A regression the pairs already show skips the phase,
+// with a note, and never touches the arms (this Config has none).
+func TestIdleLast(t *testing.T) {
+	p := &plan.Plan{Groups: []plan.Group{{Name: "hello"}}, AB: plan.AB{Auto: true, MinPairs: 4, MaxPairs: 16, Pairs: 16, Idle: time.Minute}}
+	c := &Config{Plan: p}
+	if got := c.idleAhead(); got != time.Minute {
+		t.Errorf("idle ahead without a store: %s, want the 1m0s window", got)
+	}
+	c.Counters = func(context.Context) (map[string]int64, error) { return nil, nil }
+	if got, want := c.idleAhead(), time.Minute+armdb.FlushWait+1500*time.Millisecond; got != want {
+		t.Errorf("idle ahead with a store: %s, want %s (window, settle, flush)", got, want)
+	}
+
+	seq, _ := sequential(p.AB)
+	// 4m40s of pairs and a scattered A/A: without the idle phase the next
+	// look's 2 pairs (30 s) would fit in 6 minutes; with its 72.5 s they do not.
+	in := lookInput(p, 6, 1, 0.08)
+	if s := c.look(in, seq, 6, 4*time.Minute+40*time.Second, 15*time.Second); s.done {
+		t.Fatalf("without the idle phase reserved the gate stopped: %s", s.note)
+	}
+	if s := c.look(in, seq, 6, 4*time.Minute+40*time.Second+c.idleAhead(), 15*time.Second); !s.done || !strings.Contains(s.note, "would pass the gate's wall budget") {
+		t.Errorf("with the idle phase reserved: done %v, note %q; want a stop on the budget", s.done, s.note)
+	}
+
+	res := &Result{Input: lookInput(p, 4, 2, 0.05)}
+	if err := c.idleLast(context.Background(), res); err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(res.Input.Notes, "\n")
+	if res.Input.Idle != nil || !strings.Contains(notes, "idle phase not run: the pairs already fail the gate (") || !strings.Contains(notes, "which no idle reading can undo") {
+		t.Errorf("a failing gate's idle phase: %+v, notes %q; want it skipped with a note naming the failure", res.Input.Idle, notes)
 	}
 }

@@ -25,7 +25,8 @@ func Idle(ctx context.Context, c Config) (*judge.Idle, error) {
 	return c.idlePhase(ctx, false)
 }
 
-// idle is the gate's idle phase, right after both arms got ready.
+// idle is the gate's idle phase: a fixed gate's right after both arms got
+// ready, an adaptive gate's after its pairs (idleLast).
 func (c *Config) idle(ctx context.Context) (*judge.Idle, error) { return c.idlePhase(ctx, true) }
 
 // idlePhase sends nothing for the plan's idle time and reads the head's CPU
@@ -38,12 +39,9 @@ func (c *Config) idle(ctx context.Context) (*judge.Idle, error) { return c.idleP
 // work.
 func (c *Config) idlePhase(ctx context.Context, settle bool) (*judge.Idle, error) {
 	ab := c.Plan.AB
-	withStore := c.Counters != nil || c.head.Commits != nil
+	withStore := c.withStore()
 	if settle && withStore {
-		wait := c.Settle
-		if wait <= 0 {
-			wait = armdb.FlushWait
-		}
+		wait := c.settle()
 		c.logf("idle: waiting %s for the store's counters to settle", wait)
 		if err := sleep(ctx, wait); err != nil {
 			return nil, exit.Refusef("idle phase interrupted while the store's counters settled: %w", err)
@@ -141,4 +139,15 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// withStore says whether the idle phase reads store commits.
+func (c *Config) withStore() bool { return c.Counters != nil || c.head.Commits != nil }
+
+// settle is the wait before an idle window for the store's counters.
+func (c *Config) settle() time.Duration {
+	if c.Settle > 0 {
+		return c.Settle
+	}
+	return armdb.FlushWait
 }
