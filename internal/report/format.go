@@ -269,10 +269,16 @@ func armLine(a Build) string {
 	return b.String()
 }
 
-func settingsLine(s Settings) string {
+// settingsLine is the run's settings; idleRan is whether the verdict has
+// the idle phase's figures (an adaptive gate whose pairs already failed
+// it does not run its idle phase, and the notes say why).
+func settingsLine(s Settings, idleRan bool) string {
 	line := fmt.Sprintf("%d pairs of %s warm-up + %s measured at %s arrivals/s to each arm", s.Pairs, s.Warmup, s.Measure, strconv.FormatFloat(s.Rate, 'f', -1, 64))
 	if s.Idle > 0 {
 		line += fmt.Sprintf("; idle phase %s", s.Idle)
+		if !idleRan {
+			line += " (not run: see the notes)"
+		}
 	}
 	if s.Plan != "" {
 		line += fmt.Sprintf("; plan %s", s.Plan)

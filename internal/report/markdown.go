@@ -61,7 +61,7 @@ func Markdown(w io.Writer, r *Report) error {
 	if r.Variant != nil {
 		p("| variant | %s |\n", cell(variantLine(*r.Variant)))
 	}
-	p("| run | %s |\n", cell(settingsLine(r.Settings)))
+	p("| run | %s |\n", cell(settingsLine(r.Settings, v.Idle != nil)))
 	p("| rule | %s |\n", cell(ruleLine(v.Rule)))
 	p("| groups compared | %s |\n", cell(comparedLine(r)))
 	if r.Attempt > 0 || r.CPUModel != "" {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/report"
@@ -228,4 +229,38 @@ func TestRenderLeftOutAndThresholds(t *testing.T) {
 			t.Errorf("text lacks %q:\n%s", want, txt)
 		}
 	}
+}
+
+// An adaptive gate whose pairs already failed it skips its idle phase:
+// the run line still gives the plan's idle time, and says it did not run.
+func TestIdlePhaseNotRunSaysSo(t *testing.T) {
+	r := reporttest.Regression()
+	r.Settings.Idle = report.Duration(time.Minute)
+	for _, ran := range []bool{false, true} {
+		r.Verdict.Idle = nil
+		if ran {
+			r.Verdict.Idle = &judge.IdleResult{Idle: judge.Idle{Seconds: 60, CPULimit: judge.DefaultIdleCPU, TxLimit: judge.DefaultIdleTx}}
+		}
+		var md, txt bytes.Buffer
+		if err := report.Markdown(&md, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := report.Text(&txt, r); err != nil {
+			t.Fatal(err)
+		}
+		for name, out := range map[string]string{"markdown": md.String(), "text": txt.String()} {
+			if got := strings.Contains(out, "idle phase 60s (not run: see the notes)"); got == ran || !strings.Contains(out, "idle phase 60s") {
+				t.Errorf("idle ran %v: the %s run line says %q", ran, name, lineWith(out, "idle phase"))
+			}
+		}
+	}
+}
+
+func lineWith(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
 }

@@ -28,7 +28,7 @@ func Text(w io.Writer, r *Report) error {
 	if r.Variant != nil {
 		p("  variant\t%s\n", variantLine(*r.Variant))
 	}
-	p("  run\t%s\n", settingsLine(r.Settings))
+	p("  run\t%s\n", settingsLine(r.Settings, v.Idle != nil))
 	p("  rule\t%s\n", ruleLine(v.Rule))
 	p("  groups compared\t%s\n", comparedLine(r))
 	if r.Attempt > 0 || r.CPUModel != "" {
