@@ -197,12 +197,16 @@ func TestMeasuredWrongStatus(t *testing.T) {
 	})
 	t.Run("base is a note", func(t *testing.T) {
 		t.Parallel()
-		// Both serve in 5 ms, not the sub-millisecond default: the head
-		// also does the work of answering hello, which the base skips,
-		// and on a busy machine that put the head's item answers 44 µs
-		// (11.6 %) behind the base's in every pair, a real difference of
-		// the two arms that fails the gate; at 5 ms it is under 1 %.
-		v := gateRun(t, shortPlan(t, 0), service("--latency", "5ms", "--status-override", "/hello=404"), service("--latency", "5ms"), false)
+		// The head also does the work of answering hello, which the base
+		// skips, and that is a real difference of the two arms: on a busy
+		// machine it put the head's sub-millisecond item answers 44 µs
+		// (11.6 %) behind the base's in every pair, and at 5 ms its item
+		// p95 0.9 ms (16.4 %) behind in all 4 pairs beside three other
+		// gates. This test's subject is the note, not the arms' speed, so
+		// it judges latency and CPU at 50 %, as the checkouts' test does.
+		p := shortPlan(t, 0)
+		p.Tolerance["latency"], p.Tolerance["cpu"] = 0.5, 0.5
+		v := gateRun(t, p, service("--latency", "5ms", "--status-override", "/hello=404"), service("--latency", "5ms"), false)
 		if v.Code == judge.Regression {
 			t.Fatalf("base answering 404 failed the gate: %q", v.Failures)
 		}
