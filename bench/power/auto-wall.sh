@@ -1,6 +1,7 @@
 #!/bin/bash
 # Wall time of a default-profile gate (8 x (2 s + 10 s) at 30/s, the 60 s
-# idle phase: a fixed gate's before its pairs, an adaptive gate's after) with fixed 8 pairs against pairs = "auto" (min 4, max 16),
+# idle phase: a fixed gate's before its pairs, an adaptive gate's after)
+# with fixed 8 pairs against pairs = "auto" (min 4, max 16),
 # each over the example service with a head twice as slow: the issue 22
 # goal "a clear 2x regression decided in at most half the fixed gate's
 # time". Run from the repository's root on a quiet machine:
