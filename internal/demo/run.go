@@ -75,7 +75,7 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	repoDir := filepath.Join(outAbs, "repo")
 	target := filepath.Join(outAbs, "arms")
 	for _, d := range []string{repoDir, target} {
-		if err := os.RemoveAll(d); err != nil {
+		if err := removeSettled(d, 10*time.Second); err != nil {
 			return fmt.Errorf("demo: clearing the earlier demo's %s: %w", d, err)
 		}
 	}
@@ -202,4 +202,20 @@ func HavePostgres() bool {
 	}
 	m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	return len(m) > 0
+}
+
+// removeSettled removes dir like os.RemoveAll, trying again for up to
+// limit while something still writes into it: a demo killed while it
+// built its repository leaves that git command running for a moment,
+// and the next demo's os.RemoveAll failed with "directory not empty" as
+// the command wrote a file into a folder just emptied.
+func removeSettled(dir string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		err := os.RemoveAll(dir)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
