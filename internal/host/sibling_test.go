@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,17 +43,21 @@ func TestSiblingRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			name := "perfgate-host-test-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i)
 			t.Cleanup(func() { exec.Command("docker", "rm", "-f", name).Run() })
-			var out bytes.Buffer
+			var out syncBuffer
 			s := &Sibling{Parent: &Container{ID: "parent-test", Image: img}, Name: name, Label: "host-test",
 				Dir: "/", Env: tc.env, Stdout: &out, Stderr: &out, Grace: 20 * time.Second}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if tc.cancel {
+				// The server says it listens after it has taken SIGTERM
+				// over: a SIGTERM before that (the container existed,
+				// and half a second had passed, on a busy machine) met
+				// Go's default, which for PID 1 is exit 2.
 				go func() {
-					for !containerExists(name) {
-						time.Sleep(100 * time.Millisecond)
+					deadline := time.Now().Add(time.Minute)
+					for !strings.Contains(out.String(), "listening on") && time.Now().Before(deadline) {
+						time.Sleep(50 * time.Millisecond)
 					}
-					time.Sleep(500 * time.Millisecond)
 					cancel()
 				}()
 			}
@@ -103,4 +109,22 @@ func TestWatchParent(t *testing.T) {
 	if plain.Err() != nil {
 		t.Error("WatchParent cancelled a process that is no sibling")
 	}
+}
+
+// syncBuffer is the sibling's output, read while the docker CLI writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
