@@ -1,13 +1,12 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -43,9 +42,15 @@ func TestSiblingRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			name := "perfgate-host-test-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i)
 			t.Cleanup(func() { exec.Command("docker", "rm", "-f", name).Run() })
-			var out syncBuffer
+			// A file, read while the docker CLI writes it.
+			out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Close()
+			said := func() string { b, _ := os.ReadFile(out.Name()); return string(b) }
 			s := &Sibling{Parent: &Container{ID: "parent-test", Image: img}, Name: name, Label: "host-test",
-				Dir: "/", Env: tc.env, Stdout: &out, Stderr: &out, Grace: 20 * time.Second}
+				Dir: "/", Env: tc.env, Stdout: out, Stderr: out, Grace: 20 * time.Second}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if tc.cancel {
@@ -55,7 +60,7 @@ func TestSiblingRun(t *testing.T) {
 				// Go's default, which for PID 1 is exit 2.
 				go func() {
 					deadline := time.Now().Add(time.Minute)
-					for !strings.Contains(out.String(), "listening on") && time.Now().Before(deadline) {
+					for !strings.Contains(said(), "listening on") && time.Now().Before(deadline) {
 						time.Sleep(50 * time.Millisecond)
 					}
 					cancel()
@@ -67,7 +72,7 @@ func TestSiblingRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			if code != tc.code {
-				t.Errorf("exit %d, want %d\n%s", code, tc.code, out.String())
+				t.Errorf("exit %d, want %d\n%s", code, tc.code, said())
 			}
 			if tc.cancel && time.Since(start) > 15*time.Second {
 				t.Errorf("the sibling took %s to stop: SIGTERM did not reach it", time.Since(start))
@@ -109,22 +114,4 @@ func TestWatchParent(t *testing.T) {
 	if plain.Err() != nil {
 		t.Error("WatchParent cancelled a process that is no sibling")
 	}
-}
-
-// syncBuffer is the sibling's output, read while the docker CLI writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
