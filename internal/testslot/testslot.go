@@ -83,12 +83,18 @@ var longWaits atomic.Int64
 // waiter that dies frees its lock with it, and its file then counts for
 // nothing.
 func waitLong() (done func(), err error) {
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("%s%d-%d.lock", longPrefix, os.Getpid(), longWaits.Add(1)))
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	// A name no earlier process had: one killed before done left its file,
+	// and a later process with its pid once took that name, while another
+	// process's longWaiting held its momentary shared lock on it, so a
+	// non-blocking exclusive lock failed ("resource temporarily
+	// unavailable"). The file is new, so only such a momentary shared lock
+	// can be in the way, and the exclusive lock waits it out.
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("%s%d-%d-%d.lock", longPrefix, os.Getpid(), longWaits.Add(1), time.Now().UnixNano()))
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("marking a long test gate hold as waiting: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("marking a long test gate hold as waiting: locking %s: %w", path, err)
 	}
