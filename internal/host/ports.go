@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -86,7 +87,7 @@ func lockReservations(path string) (*reservations, error) {
 		f.Close()
 		return nil, fmt.Errorf("locking the list of reserved ports %s: %w", path, err)
 	}
-	b, err := os.ReadFile(path)
+	b, err := io.ReadAll(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("reading the list of reserved ports %s: %w", path, err)
