@@ -33,15 +33,7 @@ func debianBase(t *testing.T) string {
 	if imageExists(debianBaseTag) {
 		return debianBaseTag
 	}
-	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "perfgate-debian-base.lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		t.Fatalf("locking the Debian base build: %v", err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatalf("locking the Debian base build: %v", err)
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer lockMachineWide(t, "perfgate-debian-base.lock", "the Debian base build")()
 	if imageExists(debianBaseTag) {
 		return debianBaseTag
 	}
@@ -58,6 +50,23 @@ func debianBase(t *testing.T) string {
 	}
 	t.Logf("made the Debian base image %s in %s", debianBaseTag, time.Since(start).Round(time.Second))
 	return debianBaseTag
+}
+
+// lockMachineWide takes an exclusive lock on a file in the temp folder,
+// waiting while another test process holds it, and returns its release.
+// The images are made once per machine by whichever process comes first;
+// the others wait and then find them.
+func lockMachineWide(t *testing.T, name, what string) (release func()) {
+	t.Helper()
+	lock, err := os.OpenFile(filepath.Join(os.TempDir(), name), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatalf("locking %s: %v", what, err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		lock.Close()
+		t.Fatalf("locking %s: %v", what, err)
+	}
+	return func() { lock.Close() }
 }
 
 // debianMirror reads the first URIs of a deb822 sources file whose suites

@@ -39,6 +39,10 @@ func actionImage(t *testing.T) string {
 	t.Helper()
 	image.once.Do(func() {
 		base := debianBase(t)
+		// .ci/test builds the image in a process of its own beside the
+		// tests that use it: they wait for that build here, and theirs is
+		// then the docker cache's, not a second install of the packages.
+		defer lockMachineWide(t, "perfgate-action-image.lock", "the action's image build")()
 		root := moduleRoot(t)
 		ctxDir := t.TempDir()
 		bin := filepath.Join(ctxDir, "prebuilt", "perfgate")
