@@ -39,8 +39,10 @@ func testKnownDelay(t *testing.T) {
 	})
 	src, groups := getSource("a", "b")
 	var snaps []load.Snapshot
+	stall := watchStalls(t)
 	r := run(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Pacer: load.ConstantPacer{Freq: 100},
 		Warmup: 500 * time.Millisecond, Duration: 2 * time.Second, Progress: func(s load.Snapshot) { snaps = append(snaps, s) }})
+	worst := stall()
 
 	s := r.Schedule
 	if s.Intended != 200 || s.Sent != 200 || s.Dropped != 0 {
@@ -59,9 +61,12 @@ func testKnownDelay(t *testing.T) {
 			t.Errorf("group %s: requests %d expected %d statuses %v", g.Name, g.Requests, g.Expected, g.Statuses)
 		}
 		// The handler sleeps 20 ms; loopback adds well under a millisecond,
-		// a loaded shared runner a few more.
-		if p50 := g.Percentile(50); p50 < delay || p50 > delay+8*time.Millisecond {
-			t.Errorf("group %s p50 = %v, want 20-28ms", g.Name, p50)
+		// a loaded shared runner a few more, and a host that stalls the
+		// process (the handler's sleep and the generator's wake alike) as
+		// much as the stall, which the probe sees (watchStalls): a new
+		// machine's image build beside the race run made one p50 29.5 ms.
+		if p50 := g.Percentile(50); p50 < delay || p50 > delay+8*time.Millisecond+worst {
+			t.Errorf("group %s p50 = %v, want 20-28ms (and up to the process's worst timer stall, %s, more)", g.Name, p50, worst)
 		}
 		if p50 := load.NearestRank(g.Service, 50); p50 < delay || p50 > g.Percentile(50) {
 			t.Errorf("group %s service p50 = %v, want 20ms..latency p50 %v", g.Name, p50, g.Percentile(50))

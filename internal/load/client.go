@@ -109,9 +109,14 @@ func (c *conn) closedByTarget() bool {
 // connection cannot be reused.
 func (c *conn) do(ep *endpoint, req *Request) (resp response, keep bool, err error) {
 	resp.serverDur = -1
-	b := appendRequest(c.wbuf[:0], ep, req)
+	b, rest := appendRequest(c.wbuf[:0], ep, req)
 	c.wbuf = b[:0]
 	n, err := c.rw.Write(b)
+	if err == nil && len(rest) > 0 {
+		var m int
+		m, err = c.rw.Write(rest)
+		n += m
+	}
 	resp.bytesOut = uint64(n)
 	if err != nil {
 		// A target may answer (413, 431) and close before taking the

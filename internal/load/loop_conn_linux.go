@@ -106,8 +106,8 @@ func (l *evloop) dial() (*lconn, error) {
 // send starts j on c: written now, or once c is connected.
 func (l *evloop) send(c *lconn, j *job) {
 	c.job = *j
-	c.wbuf = appendRequest(c.wbuf[:0], l.ep, &j.req)
-	c.woff, c.bytes, c.rx, c.part = 0, uint64(len(c.wbuf)), 0, false
+	c.wbuf, c.body = appendRequest(c.wbuf[:0], l.ep, &j.req)
+	c.woff, c.bytes, c.rx, c.part = 0, uint64(len(c.wbuf)+len(c.body)), 0, false
 	c.p.begin(j.req.Method == "HEAD", l.ep.timingHd, l.ep.hit, l.ep.answer(j.req.Group))
 	c.slot = len(l.busy)
 	l.busy = append(l.busy, c)
@@ -145,8 +145,8 @@ func (l *evloop) watch(c *lconn, events uint32) {
 }
 
 func (l *evloop) write(c *lconn) {
-	for c.woff < len(c.wbuf) {
-		b := c.wbuf[c.woff:]
+	for c.woff < len(c.wbuf)+len(c.body) {
+		b := c.unsent()
 		n, _, e := syscall.RawSyscall6(unix.SYS_SENDTO, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), unix.MSG_NOSIGNAL, 0, 0)
 		switch e {
 		case 0:

@@ -25,7 +25,7 @@ func (l *evloop) complete(c *lconn, reuse bool) {
 			done = at
 		}
 	}
-	if c.woff < len(c.wbuf) {
+	if c.woff < len(c.wbuf)+len(c.body) {
 		reuse = false // answered before the request was all sent
 	}
 	r := c.p.result()

@@ -41,7 +41,7 @@ const lazyWait = time.Millisecond
 const (
 	lcIdle       uint8 = iota
 	lcConnecting       // non-blocking connect in flight; the job waits in wbuf
-	lcWriting          // wbuf[woff:] still to send
+	lcWriting          // wbuf, then body, still to send from woff
 	lcReading          // request sent, answer pending
 	lcClosed
 )
@@ -53,7 +53,8 @@ type lconn struct {
 	sent  time.Time
 	until time.Time // the request's deadline, connecting included
 	wbuf  []byte
-	woff  int
+	body  []byte // a large body, sent from the request's own bytes after wbuf
+	woff  int    // bytes of wbuf, then body, sent
 	out   bool   // registered for EPOLLOUT
 	bytes uint64 // request bytes
 	rx    int64  // kernel receive time of the latest bytes read (unix ns); 0 if none
@@ -62,6 +63,15 @@ type lconn struct {
 	slot  int       // index in evloop.busy
 	idle  time.Time // when it last went back to the pool
 	reuse bool      // it carried a request before this one
+}
+
+// unsent is what is left to send of the request: the rest of wbuf, then
+// of body.
+func (c *lconn) unsent() []byte {
+	if c.woff < len(c.wbuf) {
+		return c.wbuf[c.woff:]
+	}
+	return c.body[c.woff-len(c.wbuf):]
 }
 
 // urgent is true while the connection needs its events at once.

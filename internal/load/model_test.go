@@ -166,11 +166,30 @@ func TestPopulationJoiningTransientReadsHigh(t *testing.T) {
 	src, groups := getSource("a")
 	think := 500 * time.Millisecond
 	m := &load.Population{Users: 300, Think: think, Duration: 2 * think, Seed: 2}
-	r := runModel(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Model: m}, 20*time.Second)
-	st := r.Detail.Stages[0]
-	lat := time.Duration(st.Total().Latency.Mean()) * time.Microsecond
-	steady := float64(m.Users) / (think + lat).Seconds()
-	within(t, "rate over 2 think times, joins included", st.Throughput(), steady*load.JoiningBias(st.Length, think), 0.08)
+	// The claim is a rate over a 1 s window of wall clock, 8 % wide: 80 ms
+	// in which the host runs nothing of this process loses that much of
+	// the window's answers (a crowded runner's race step once read 145/s
+	// for 310). A window in which the timer probe saw such a stall is no
+	// evidence either way, so it is measured again, at most three times;
+	// a miss in a window without one fails at once.
+	const starved = 40 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		stall := watchStalls(t)
+		r := runModel(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Model: m}, 20*time.Second)
+		worst := stall()
+		st := r.Detail.Stages[0]
+		lat := time.Duration(st.Total().Latency.Mean()) * time.Microsecond
+		steady := float64(m.Users) / (think + lat).Seconds()
+		want := steady * load.JoiningBias(st.Length, think)
+		got := st.Throughput()
+		if got >= want*0.92 && got <= want*1.08 {
+			return
+		}
+		if worst < starved || attempt == 3 {
+			t.Fatalf("rate over 2 think times, joins included = %.4g, want %.4g within 8%% (attempt %d, worst timer stall %s)", got, want, attempt, worst)
+		}
+		t.Logf("attempt %d: rate %.4g for %.4g, but the process was stalled %s in the window; measuring again", attempt, got, want, worst)
+	}
 }
 
 func TestClientsStartOnTheRampAndAbortNamesTheClient(t *testing.T) {
@@ -179,7 +198,9 @@ func TestClientsStartOnTheRampAndAbortNamesTheClient(t *testing.T) {
 	url := targettest.Start(t, target.Config{Workers: 16, Service: 5 * time.Millisecond, FailAbove: 3})
 	src, groups := getSource("a")
 	m := &load.Clients{Clients: 6, RampUp: 600 * time.Millisecond, Warmup: 600 * time.Millisecond, Duration: time.Second, AbortOnError: true}
+	stall := watchStalls(t)
 	r := runModel(t, load.Attack{Target: url, Source: src, Groups: groups, Model: m}, 20*time.Second)
+	worst := stall()
 	ab := r.Detail.Abort
 	if ab == nil {
 		t.Fatal("no abort: the target fails past 3 concurrent clients")
@@ -190,21 +211,57 @@ func TestClientsStartOnTheRampAndAbortNamesTheClient(t *testing.T) {
 	if ab.At < m.StartOf(3) || ab.At > m.StartOf(4) {
 		t.Errorf("abort at %s, want between the 4th client's start %s and the 5th's %s", ab.At, m.StartOf(3), m.StartOf(4))
 	}
-	onTheRamp(t, m, r.Detail.ClientStarts[:4])
+	onTheRamp(t, m, r.Detail.ClientStarts[:4], worst)
 }
 
 // onTheRamp checks that each client started at its own place on the ramp:
 // never before it (a wake is never early), and before the next client's
-// (the ramp's order and spacing hold). A bound of a few milliseconds past
-// its start missed by 5 ms when the shared 2-core runner was loaded, which
-// says nothing about where the model schedules a client.
-func onTheRamp(t *testing.T, m *load.Clients, starts []time.Duration) {
+// (the ramp's order and spacing hold), unless the process's own timers
+// were as late then: a start is a goroutine's wake, and a host that
+// stalls the process 95 ms (seen beside a new machine's image build)
+// wakes every timer that late, a client's as much as the probe's. stall is
+// the worst oversleep a probe of the process's timers saw over the run
+// (watchStalls); the 5 ms beyond it is the probe's own 1 ms tick and the
+// wake's work.
+func onTheRamp(t *testing.T, m *load.Clients, starts []time.Duration, stall time.Duration) {
 	t.Helper()
 	for i, s := range starts {
-		if d := s - m.StartOf(i); d < -time.Millisecond || s >= m.StartOf(i+1) {
-			t.Errorf("client %d started at %s, want from %s, before the next client's start %s", i, s, m.StartOf(i), m.StartOf(i+1))
+		late := s - m.StartOf(i)
+		if late < -time.Millisecond || (s >= m.StartOf(i+1) && late > stall+5*time.Millisecond) {
+			t.Errorf("client %d started at %s, want from %s, before the next client's start %s (or within the process's worst timer stall, %s)", i, s, m.StartOf(i), m.StartOf(i+1), stall)
 		}
 	}
+}
+
+// watchStalls probes the process's timers every millisecond until the
+// returned function is called, and that function gives the worst
+// oversleep seen: how late the host let this process's goroutines wake.
+func watchStalls(t *testing.T) func() time.Duration {
+	t.Helper()
+	done := make(chan struct{})
+	worst := make(chan time.Duration, 1)
+	go func() {
+		var w time.Duration
+		for {
+			select {
+			case <-done:
+				worst <- w
+				return
+			default:
+			}
+			before := time.Now()
+			time.Sleep(time.Millisecond)
+			w = max(w, time.Since(before)-time.Millisecond)
+		}
+	}()
+	var once sync.Once
+	var got time.Duration
+	stop := func() time.Duration {
+		once.Do(func() { close(done); got = <-worst })
+		return got
+	}
+	t.Cleanup(func() { stop() })
+	return stop
 }
 
 func TestThrottledClientsShareTheTotal(t *testing.T) {
@@ -215,8 +272,10 @@ func TestThrottledClientsShareTheTotal(t *testing.T) {
 	// generator both, under -race too) keeps up with, so the start times
 	// measure the ramp, not a saturated process.
 	m := &load.Clients{Clients: 8, RampUp: 400 * time.Millisecond, Throughput: 100, Warmup: 400 * time.Millisecond, Duration: 2 * time.Second}
+	stall := watchStalls(t)
 	r := runModel(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Model: m}, 20*time.Second)
+	worst := stall()
 	st := r.Detail.Stages[0]
 	within(t, "throttled total rate", st.Throughput(), 100, 0.03)
-	onTheRamp(t, m, r.Detail.ClientStarts)
+	onTheRamp(t, m, r.Detail.ClientStarts, worst)
 }

@@ -4,7 +4,18 @@ import "strconv"
 
 // appendRequest appends req as HTTP/1.1 bytes, ready for one write. Host,
 // User-Agent and Content-Length are added unless the plan set them.
-func appendRequest(b []byte, ep *endpoint, req *Request) []byte {
+//
+// A body of up to inlineBody bytes is appended after the head; a larger
+// one is returned as rest, for the caller to send from the request's own
+// bytes after the head rather than copy: copied, a 4 MiB upload cost each
+// request a 4 MiB buffer of its own connection's and a copy into it, and
+// at 50 such uploads a second (a 413 closes each connection) the copies
+// and their page faults took a core under the race detector.
+// inlineBody is the largest body appendRequest copies after the head, so
+// that a small request is one write.
+const inlineBody = 16 << 10
+
+func appendRequest(b []byte, ep *endpoint, req *Request) (head, rest []byte) {
 	b = append(b, req.Method...)
 	b = append(b, ' ')
 	b = append(b, ep.prefix...)
@@ -39,5 +50,8 @@ func appendRequest(b []byte, ep *endpoint, req *Request) []byte {
 		b = append(b, "\r\n"...)
 	}
 	b = append(b, "\r\n"...)
-	return append(b, req.Body...)
+	if len(req.Body) > inlineBody {
+		return b, req.Body
+	}
+	return append(b, req.Body...), nil
 }
