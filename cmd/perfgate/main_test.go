@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -152,18 +153,33 @@ func TestSignalStopsEverything(t *testing.T) {
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
+			// What the demo prints while it stops, its stage lines timed,
+			// says which teardown took the time when it is too long.
+			var mu sync.Mutex
+			var after strings.Builder
+			read := make(chan struct{})
 			go func() {
+				defer close(read)
 				for sc.Scan() {
+					mu.Lock()
+					after.WriteString(sc.Text() + "\n")
+					mu.Unlock()
 				}
 			}()
 			code := exitCode(t, cmd.Wait())
 			took := time.Since(sent)
+			select {
+			case <-read:
+			case <-time.After(2 * time.Second):
+			}
 			t.Logf("%s: exit %d after %s", sig, code, took.Round(time.Millisecond))
 			if code != 2 {
 				t.Errorf("exit %d after %s, want 2", code, sig)
 			}
 			if took > 20*time.Second {
-				t.Errorf("took %s to stop", took)
+				mu.Lock()
+				t.Errorf("took %s to stop; the demo's log from the first pair on:\n%s", took, after.String())
+				mu.Unlock()
 			}
 			if left := running(t, out); len(left) > 0 {
 				t.Errorf("left running after %s: %q", sig, left)
