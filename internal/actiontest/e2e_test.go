@@ -372,6 +372,9 @@ func TestMeasuredActionOnARunner(t *testing.T) {
 		}
 	}
 	stopped := time.Now()
+	// What the action prints from here on says which teardown took the
+	// time when it outlives the runner's kill.
+	before := len(s.out.String())
 	if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +391,8 @@ func TestMeasuredActionOnARunner(t *testing.T) {
 			code = s.wait(t, time.Second)
 		case <-time.After(2500 * time.Millisecond):
 			_ = s.cmd.Process.Kill()
-			t.Errorf("the action outlived the runner's SIGINT and SIGTERM (10 s): killed")
+			after := s.out.String()
+			t.Errorf("the action outlived the runner's SIGINT and SIGTERM (10 s): killed; what it printed after the SIGINT:\n%s", after[min(before, len(after)):])
 		}
 	}
 	took := time.Since(stopped)

@@ -13,6 +13,7 @@ import (
 
 // The engine speaks HTTP/1.1 itself instead of going through net/http: one
 // goroutine owns one keep-alive connection, writes a request with one write
+// (a body past 16 KiB follows in a second, from the request's own bytes)
 // and parses the response in place from a bufio.Reader, with no per-request
 // allocation. That is what lets one core offer more than twice vegeta's rate
 // (see docs/load.md); it only needs what a load generator needs: status,
