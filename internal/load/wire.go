@@ -2,6 +2,10 @@ package load
 
 import "strconv"
 
+// inlineBody is the largest body appendRequest copies after the head, so
+// that a small request is one write.
+const inlineBody = 16 << 10
+
 // appendRequest appends req as HTTP/1.1 bytes, ready for one write. Host,
 // User-Agent and Content-Length are added unless the plan set them.
 //
@@ -11,10 +15,6 @@ import "strconv"
 // request a 4 MiB buffer of its own connection's and a copy into it, and
 // at 50 such uploads a second (a 413 closes each connection) the copies
 // and their page faults took a core under the race detector.
-// inlineBody is the largest body appendRequest copies after the head, so
-// that a small request is one write.
-const inlineBody = 16 << 10
-
 func appendRequest(b []byte, ep *endpoint, req *Request) (head, rest []byte) {
 	b = append(b, req.Method...)
 	b = append(b, ' ')
