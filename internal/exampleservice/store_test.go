@@ -14,7 +14,10 @@ import (
 // and returns the database's commits from before the start to after the
 // stop. Stopping closes the service's connections, and a backend that exits
 // publishes its counts, so the total is exact once it stops moving.
-func commitsOf(t *testing.T, pg *armdb.Server, db string, do func(r *running), knobs ...string) int64 {
+// commitsOf runs the service with knobs, does do, stops it and returns the
+// commits its database gained and how long the service ran: from its start
+// to its stop's return, the window a background poller commits in.
+func commitsOf(t *testing.T, pg *armdb.Server, db string, do func(r *running), knobs ...string) (int64, time.Duration) {
 	t.Helper()
 	ctx := context.Background()
 	before, err := pg.Commits(ctx, db)
@@ -25,6 +28,7 @@ func commitsOf(t *testing.T, pg *armdb.Server, db string, do func(r *running), k
 	if err != nil {
 		t.Fatalf("writing the DSN of %s: %v", db, err)
 	}
+	started := time.Now()
 	r := run(t, append([]string{"--store-file", dsnFile}, knobs...)...)
 	if a := r.do(t, "GET", "/healthz", ""); a.status != 200 {
 		t.Fatalf("/healthz with a store: %d %s", a.status, a.body)
@@ -33,6 +37,7 @@ func commitsOf(t *testing.T, pg *armdb.Server, db string, do func(r *running), k
 	if err := r.stop(); err != nil {
 		t.Fatalf("stopping the service: %v", err)
 	}
+	ran := time.Since(started)
 	var last int64 = -1
 	for deadline := time.Now().Add(armdb.FlushWait); ; {
 		n, err := pg.Commits(ctx, db)
@@ -40,7 +45,7 @@ func commitsOf(t *testing.T, pg *armdb.Server, db string, do func(r *running), k
 			t.Fatalf("reading the commits of %s: %v", db, err)
 		}
 		if n == last || time.Now().After(deadline) {
-			return n - before
+			return n - before, ran
 		}
 		last = n
 		time.Sleep(300 * time.Millisecond)
@@ -61,7 +66,7 @@ func TestStoreKnobs(t *testing.T) {
 
 	// What a service costs the store without any request (schema, health
 	// checks): the baseline the other counts are read against.
-	overhead := commitsOf(t, pg, "idle_0", idle)
+	overhead, _ := commitsOf(t, pg, "idle_0", idle)
 	t.Logf("start-up, health check and stop: %d commits", overhead)
 	if overhead > 5 {
 		t.Fatalf("an idle service without a poller made %d commits in 2s", overhead)
@@ -72,7 +77,8 @@ func TestStoreKnobs(t *testing.T) {
 			db     string
 			writes int
 		}{{"writes_1", 1}, {"writes_4", 4}} {
-			got := commitsOf(t, pg, tt.db, post, "--store-writes", fmt.Sprint(tt.writes)) - overhead
+			got, _ := commitsOf(t, pg, tt.db, post, "--store-writes", fmt.Sprint(tt.writes))
+			got -= overhead
 			t.Logf("--store-writes %d: %d commits for %d POSTs", tt.writes, got, posts)
 			if want := int64(posts * tt.writes); got != want {
 				t.Errorf("--store-writes %d: %d commits beyond the baseline for %d POSTs, want %d", tt.writes, got, posts, want)
@@ -81,13 +87,19 @@ func TestStoreKnobs(t *testing.T) {
 	})
 
 	t.Run("idle commits", func(t *testing.T) {
-		got := commitsOf(t, pg, "idle_20", idle, "--idle-commits", "20") - overhead
-		t.Logf("--idle-commits 20 for 2s: %d commits", got)
-		// 40 expected; a loaded machine delays some ticks, never adds any.
-		if got < 25 || got > 45 {
-			t.Errorf("--idle-commits 20 made %d commits in 2s, want about 40", got)
+		got, ran := commitsOf(t, pg, "idle_20", idle, "--idle-commits", "20")
+		got -= overhead
+		t.Logf("--idle-commits 20 for 2s: %d commits, the service up %s", got, ran.Round(time.Millisecond))
+		// 40 over the 2 s sleep; the poller also commits while the service
+		// starts and stops, which a loaded machine stretches (60 in 3 s
+		// once), at its rate and never above it: a late tick is skipped,
+		// not made up. The one beyond the first tick is the baseline's
+		// own count, read from another run.
+		if most := int64(20*ran.Seconds()) + 2; got < 25 || got > most {
+			t.Errorf("--idle-commits 20 made %d commits with the service up %s, want from 25 (2 s at 20/s, some ticks late) to %d (20/s while up)", got, ran.Round(time.Millisecond), most)
 		}
-		got = commitsOf(t, pg, "idle_busy", idle, "--idle-commits", "-1") - overhead
+		got, _ = commitsOf(t, pg, "idle_busy", idle, "--idle-commits", "-1")
+		got -= overhead
 		t.Logf("--idle-commits -1 for 2s: %d commits", got)
 		// The gate's limit is 1 commit/s; the busy loop must be far above.
 		if got < 200 {
