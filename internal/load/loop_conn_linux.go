@@ -145,7 +145,7 @@ func (l *evloop) watch(c *lconn, events uint32) {
 }
 
 func (l *evloop) write(c *lconn) {
-	for c.woff < len(c.wbuf)+len(c.body) {
+	for !c.sentAll() {
 		b := c.unsent()
 		n, _, e := syscall.RawSyscall6(unix.SYS_SENDTO, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), unix.MSG_NOSIGNAL, 0, 0)
 		switch e {

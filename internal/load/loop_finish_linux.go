@@ -25,7 +25,7 @@ func (l *evloop) complete(c *lconn, reuse bool) {
 			done = at
 		}
 	}
-	if c.woff < len(c.wbuf)+len(c.body) {
+	if !c.sentAll() {
 		reuse = false // answered before the request was all sent
 	}
 	r := c.p.result()

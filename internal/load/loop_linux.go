@@ -65,6 +65,9 @@ type lconn struct {
 	reuse bool      // it carried a request before this one
 }
 
+// sentAll is true once the whole request, wbuf then body, is written.
+func (c *lconn) sentAll() bool { return c.woff >= len(c.wbuf)+len(c.body) }
+
 // unsent is what is left to send of the request: the rest of wbuf, then
 // of body.
 func (c *lconn) unsent() []byte {
