@@ -93,7 +93,11 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 		return err
 	}
 	// Not in the dependency's own err: the demo's error must carry it.
-	defer func() { err = errors.Join(err, remove()) }()
+	defer func() {
+		removing := time.Now()
+		err = errors.Join(err, remove())
+		stage("teardown", "the dependency's image removed in %s", time.Since(removing).Round(time.Millisecond))
+	}()
 	repo, err := Build(ctx, repoDir, bo)
 	if err != nil {
 		return err

@@ -75,7 +75,9 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 		// The run's context may be canceled already: teardown gets its own.
 		down, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 		defer cancel()
+		start := time.Now()
 		err = errors.Join(err, running.Down(down))
+		logf(pr.Log, "teardown: the services went down in %s", time.Since(start).Round(time.Millisecond))
 	}()
 	if err != nil {
 		return nil, err

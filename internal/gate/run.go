@@ -101,12 +101,21 @@ func (r *run) teardown() error {
 	var err error
 	for _, role := range []pairs.Role{pairs.RoleVariant, pairs.RoleHead, pairs.RoleBase} {
 		if p := r.procs[role]; p != nil {
-			err = errors.Join(err, stopQuietly("the "+string(role)+" arm", p.Stop))
+			err = errors.Join(err, r.stopTimed("the "+string(role)+" arm", p.Stop))
 		}
 	}
 	if r.srv != nil {
-		err = errors.Join(err, stopQuietly("the store", r.srv.Stop))
+		err = errors.Join(err, r.stopTimed("the store", r.srv.Stop))
 	}
+	return err
+}
+
+// stopTimed stops one thing and says how long it took: a runner allows a
+// canceled job 7.5 s before it kills it, and a slow step must show by name.
+func (r *run) stopTimed(what string, stop func() error) error {
+	start := time.Now()
+	err := stopQuietly(what, stop)
+	logf(r.o.Log, "teardown: %s stopped in %s", what, time.Since(start).Round(time.Millisecond))
 	return err
 }
 
