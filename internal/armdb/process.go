@@ -134,7 +134,7 @@ func (u serverUser) command(path string, args []string, dir string, out io.Write
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Credential: u.cred,
 		// Its own process group lets Stop kill the postmaster and its
-		// children at once when a fast shutdown does not end them.
+		// children at once when an immediate shutdown does not end them.
 		Setpgid: true,
 		// A test binary killed by a timeout runs no Cleanup; the death
 		// signal still ends the server. Go sets it after changing the

@@ -175,7 +175,10 @@ const Rate = 10
 
 // HoldAll is Hold for a gate that must run with no other measured gate
 // on the machine: it takes every slot, in order (so two of them cannot
-// each hold half), and returns their release.
+// each hold half), and returns their release. It waits as a long hold
+// does (HoldLong), served before any Hold: a slot it waits for would
+// otherwise go to whichever short gate polled first, while the slots it
+// already took sit idle.
 func HoldAll(t testing.TB) (release func()) {
 	t.Helper()
 	testtier.Heavy(t, testtier.Gate)
@@ -183,6 +186,11 @@ func HoldAll(t testing.TB) (release func()) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	asked := time.Now()
+	done, err := waitLong()
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	defer done()
 	var frees []func()
 	for i := 0; i < slots(); i++ {
 		free, err := acquireSlot(ctx, i)
