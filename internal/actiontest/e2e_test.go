@@ -396,6 +396,9 @@ func TestMeasuredActionOnARunner(t *testing.T) {
 		}
 	}
 	took := time.Since(stopped)
+	if after := s.out.String(); code != -1 {
+		t.Logf("the action stopped %s after the SIGINT; what it printed meanwhile:\n%s", took.Round(time.Millisecond), after[min(before, len(after)):])
+	}
 	for what, filter := range map[string]string{"the action's container": "name=^" + s.name + "$", "its sibling": "id=" + sibling} {
 		if out := strings.TrimSpace(run(t, time.Minute, "docker", "ps", "-aq", "--filter", filter)); out != "" {
 			t.Errorf("%s (%s) is still there %s after the step's SIGINT, past the runner's kill", what, out, took.Round(100*time.Millisecond))

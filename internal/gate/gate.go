@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/contract"
@@ -237,4 +238,28 @@ func logf(w io.Writer, format string, a ...any) {
 	if w != nil {
 		fmt.Fprintf(w, format+"\n", a...)
 	}
+}
+
+// lockedWriter lets a canceled run's teardown steps, which run side by
+// side, share one log: each line is one Write, under the lock.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// locked wraps w once; nil stays nil (logf writes nothing then).
+func locked(w io.Writer) io.Writer {
+	if w == nil {
+		return nil
+	}
+	if _, ok := w.(*lockedWriter); ok {
+		return w
+	}
+	return &lockedWriter{w: w}
 }

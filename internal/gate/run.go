@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/armdb"
@@ -23,13 +24,26 @@ import (
 // written) whatever the verdict; the error is nil only when the run itself
 // completed, so callers take the exit code from the verdict.
 func Run(ctx context.Context, o Options) (rep *report.Report, err error) {
+	o.Log = locked(o.Log) // a canceled run's teardown steps log side by side
 	r, err := newRun(o)
 	if err != nil {
 		return nil, err
 	}
 	// One teardown for everything the steps started, on every way out; a
 	// canceled ctx (SIGINT, SIGTERM) stops the arms through arms.Start too.
-	defer func() { err = errors.Join(err, r.teardown()) }()
+	// When the run was canceled, teardown says how long after: the time a
+	// canceled run takes to leave its load phase counts against the
+	// runner's 7.5 s as much as the teardown's own.
+	var canceled atomic.Int64
+	stopWatch := context.AfterFunc(ctx, func() { canceled.Store(time.Now().UnixNano()) })
+	defer func() {
+		stopWatch()
+		at := canceled.Load()
+		if at != 0 {
+			logf(r.o.Log, "teardown: began %s after the run was canceled", time.Since(time.Unix(0, at)).Round(time.Millisecond))
+		}
+		err = errors.Join(err, r.teardown(at != 0))
+	}()
 	if err := r.startStore(ctx); err != nil {
 		return nil, err
 	}
@@ -93,16 +107,31 @@ func newRun(o Options) (*run, error) {
 }
 
 // teardown stops what the steps started: the counters' connection, every
-// arm (the variant too), then the store.
-func (r *run) teardown() error {
+// arm (the variant too), then the store. A canceled run stops the store
+// beside the arms, not after them: nothing is judged any more, and the
+// runner gives a canceled job 7.5 s.
+func (r *run) teardown(canceled bool) error {
 	if r.counter != nil {
 		r.counter.Close()
+	}
+	var storeErr error
+	var storeDone chan struct{}
+	if r.srv != nil && canceled {
+		storeDone = make(chan struct{})
+		go func() {
+			defer close(storeDone)
+			storeErr = r.stopTimed("the store", r.srv.Stop)
+		}()
 	}
 	var err error
 	for _, role := range []pairs.Role{pairs.RoleVariant, pairs.RoleHead, pairs.RoleBase} {
 		if p := r.procs[role]; p != nil {
 			err = errors.Join(err, r.stopTimed("the "+string(role)+" arm", p.Stop))
 		}
+	}
+	if storeDone != nil {
+		<-storeDone
+		return errors.Join(err, storeErr)
 	}
 	if r.srv != nil {
 		err = errors.Join(err, r.stopTimed("the store", r.srv.Stop))
