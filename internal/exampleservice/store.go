@@ -41,8 +41,13 @@ func openStore(ctx context.Context, dsn string) (*pgStore, error) {
 	// One round trip and one commit per statement: a cached prepared
 	// statement would add a commit the first time each connection uses it.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	// A refused connection fails at once whatever this is; the bound is
+	// for a store that answers slowly. SCRAM authentication runs in a new
+	// backend, and on a busy 2-core machine (the cores 1 % idle) one took
+	// longer than 5 s, so the service died before it was ready (run 86).
+	// PostgreSQL's own authentication_timeout is 60 s.
 	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = 5 * time.Second
+		cfg.ConnectTimeout = 20 * time.Second
 	}
 	s := &pgStore{cfg: cfg, idle: make(chan *pgx.Conn, storeConns), slot: make(chan struct{}, storeConns)}
 	for range storeConns {
