@@ -9,7 +9,7 @@
 # own, so the tests' PostgreSQL servers, niced -10 with the suite, ran at a
 # tenth of its weight whenever the suite was busy: with three busy loops
 # in the suite's autogroup, a service's first connection to its store
-# timed out in SCRAM authentication after 10 s (TestStoreKnobs, every
+# timed out in SCRAM authentication after 10 s (the example service's store test, every
 # time), and with this running beside them it passed. Processes at nice 0
 # or above (another job's, in sessions of their own) are never touched.
 BEGIN {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/armdb/armdbtest"
+	"github.com/perfgate/perfgate/internal/testslot"
 )
 
 // commitsOf runs a service with knobs over db, lets do act on it, stops it
@@ -52,8 +53,13 @@ func commitsOf(t *testing.T, pg *armdb.Server, db string, do func(r *running), k
 	}
 }
 
-func TestStoreKnobs(t *testing.T) {
+// TestMeasuredStoreKnobs holds a gate slot and runs in the measured
+// phase: its pollers' commit rates are its subject, and in the middle
+// phase, the cores 1 % idle, the store itself gave a poller that never
+// waits 9 commits a second, fewer than the paced poller's 20 (run 88).
+func TestMeasuredStoreKnobs(t *testing.T) {
 	pg := armdbtest.Start(t, "writes_1", "writes_4", "idle_0", "idle_20", "idle_busy")
+	defer testslot.Hold(t)()
 	const posts = 10
 	post := func(r *running) {
 		for i := range posts {
