@@ -115,13 +115,15 @@ func (r *run) teardown(canceled bool) error {
 		r.counter.Close()
 	}
 	var storeErr error
-	var storeDone chan struct{}
-	if r.srv != nil && canceled {
-		storeDone = make(chan struct{})
-		go func() {
-			defer close(storeDone)
+	storeDone := make(chan struct{})
+	stopStore := func() {
+		defer close(storeDone)
+		if r.srv != nil {
 			storeErr = r.stopTimed("the store", r.srv.Stop)
-		}()
+		}
+	}
+	if canceled {
+		go stopStore()
 	}
 	var err error
 	for _, role := range []pairs.Role{pairs.RoleVariant, pairs.RoleHead, pairs.RoleBase} {
@@ -129,14 +131,11 @@ func (r *run) teardown(canceled bool) error {
 			err = errors.Join(err, r.stopTimed("the "+string(role)+" arm", p.Stop))
 		}
 	}
-	if storeDone != nil {
-		<-storeDone
-		return errors.Join(err, storeErr)
+	if !canceled {
+		stopStore()
 	}
-	if r.srv != nil {
-		err = errors.Join(err, r.stopTimed("the store", r.srv.Stop))
-	}
-	return err
+	<-storeDone
+	return errors.Join(err, storeErr)
 }
 
 // stopTimed stops one thing and says how long it took: a runner allows a
