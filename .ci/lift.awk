@@ -12,6 +12,11 @@
 # timed out in SCRAM authentication after 10 s (the example service's store test, every
 # time), and with this running beside them it passed. Processes at nice 0
 # or above (another job's, in sessions of their own) are never touched.
+#
+# It prints "nice path" lines and the shell writes them: awk (mawk here)
+# ends with status 2 when a write to a file fails, and a process that
+# exits between the read and the write (or whose autogroup refuses the
+# value) made every later process go unlifted for the rest of the run.
 BEGIN {
   while (("ls /proc" | getline d) > 0) {
     if (d !~ /^[0-9]+$/) continue
@@ -29,7 +34,7 @@ BEGIN {
     close(g)
     n = ag
     sub(/.* nice /, "", n)
-    if (nice < n + 0) { print nice > g; close(g) }
+    if (nice < n + 0) print nice, g
   }
   close("ls /proc")
 }
