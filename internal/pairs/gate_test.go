@@ -2,6 +2,7 @@ package pairs_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -144,13 +145,25 @@ func TestMeasuredThresholdFails(t *testing.T) {
 	var v judge.Verdict
 	// A runner too busy to hold the schedule makes the gate unjudgeable,
 	// which rightly wins over the threshold: run again, as a retry would.
+	// The arms are alike, so a metric that fails is an A/A alarm, which
+	// the judge allows in about 1 % of gates a metric and a busy machine
+	// makes likelier at 2 pairs (run 99: cpu_per_request, beside another
+	// gate whose phases kept step with these); as onceMoreAfterAlarm
+	// does, the first alarm runs the gate once more and a second is a
+	// defect.
+	alarmed := false
 	for attempt := 1; attempt <= 3; attempt++ {
 		v = runGate(t, shortGate+"\n[[threshold]]\ngroup = \"hello\"\nmetric = \"p50\"\nbelow = \"5ms\"\n",
 			[]string{"--latency", "20ms"}, []string{"--latency", "20ms"})
-		if len(v.CannotJudge) == 0 {
+		if len(v.CannotJudge) > 0 {
+			t.Logf("attempt %d cannot be judged: %q", attempt, v.CannotJudge)
+			continue
+		}
+		if failedMetrics(v) == "" || alarmed {
 			break
 		}
-		t.Logf("attempt %d cannot be judged: %q", attempt, v.CannotJudge)
+		alarmed = true
+		t.Logf("attempt %d: an A/A gate alarmed on %s; running it once more", attempt, failedMetrics(v))
 	}
 	if v.Code != judge.Regression || len(v.Thresholds) != 1 || !v.Thresholds[0].Fail {
 		t.Fatalf("code %v thresholds %+v failures %q cannot %q, want a regression from the threshold", v.Code, v.Thresholds, v.Failures, v.CannotJudge)
@@ -158,11 +171,20 @@ func TestMeasuredThresholdFails(t *testing.T) {
 	if !strings.Contains(strings.Join(v.Failures, "\n"), "head: threshold (plan line 14): p50 of group hello is") {
 		t.Errorf("failures %q do not name the threshold", v.Failures)
 	}
+	if f := failedMetrics(v); f != "" {
+		t.Errorf("an A/A gate alarmed twice: %s", f)
+	}
+}
+
+// failedMetrics names each failed metric with its figures, or is "".
+func failedMetrics(v judge.Verdict) string {
+	var out []string
 	for _, m := range v.Metrics {
 		if m.Fail {
-			t.Errorf("metric %s failed an A/A gate", m.ID)
+			out = append(out, fmt.Sprintf("%s (base %g, head %g, pair ratios %v, floor %g)", m.ID, m.Base, m.Head, m.PairRatios, m.Floor))
 		}
 	}
+	return strings.Join(out, "; ")
 }
 
 // Issue 10: a base that answers every group with 404 left no latency to
