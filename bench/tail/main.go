@@ -15,6 +15,7 @@
 // holds the rule's wiring in the suite at a rate two cores carry).
 //
 //	go run ./bench/tail --runs 5
+//	go run ./bench/tail --first 6 --runs 5   # five more, other seeds
 package main
 
 import (
@@ -51,10 +52,11 @@ expect = 200
 
 func main() {
 	runs := flag.Int("runs", 5, "gates of each kind (A/A, slower head), taking turns")
+	first := flag.Int("first", 1, "the first run's number, its gates' seed: a later batch starting past an earlier one's last draws other schedules")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *runs); err != nil {
+	if err := run(ctx, *first, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/tail:", err)
 		os.Exit(1)
 	}
@@ -63,7 +65,7 @@ func main() {
 // tally counts one kind of gate's outcomes.
 type tally struct{ hit, judged, unjudged int }
 
-func run(ctx context.Context, runs int) error {
+func run(ctx context.Context, first, runs int) error {
 	tmp, err := os.MkdirTemp("", "perfgate-bench-tail-")
 	if err != nil {
 		return err
@@ -84,7 +86,7 @@ func run(ctx context.Context, runs int) error {
 	service := []string{bin, "--addr", "127.0.0.1:@PORT@", "--cpu-work", "4000", "--wait-mean", "300us"}
 	slower := append(append([]string(nil), service...), "--slow-share", "0.03", "--slow-by", "2ms")
 	var aa, slow tally
-	for i := 1; i <= runs; i++ {
+	for i := first; i < first+runs; i++ {
 		for _, kind := range []struct {
 			name string
 			head []string
