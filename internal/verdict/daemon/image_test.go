@@ -59,7 +59,10 @@ func TestImage(t *testing.T) {
 		t.Fatalf("docker run: %v", err)
 	}
 	id := strings.TrimSpace(string(out))
-	t.Cleanup(func() { exec.Command("docker", "rm", "-f", id).Run() })
+	// -v: the image declares VOLUME /data, and a container removed by
+	// force, not by its --rm on exit, keeps its anonymous volume without
+	// it (one left on the engine by every run of the suite).
+	t.Cleanup(func() { exec.Command("docker", "rm", "-f", "-v", id).Run() })
 	port, err := exec.Command("docker", "port", id, "8088/tcp").Output()
 	if err != nil {
 		t.Fatalf("docker port: %v", err)
