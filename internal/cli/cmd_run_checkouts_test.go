@@ -199,7 +199,13 @@ func TestMeasuredRunsOfCheckoutsThatShareAFolderName(t *testing.T) {
 			}
 		}
 		if last := runs[i][len(runs[i])-1]; last.err != nil {
-			t.Errorf("perfgate run in %s, after %d attempts: %v\n%s", dir, len(runs[i]), last.err, last.stderr)
+			// Each earlier attempt's reason too: one reason four times
+			// is the machine's pattern, four reasons its noise.
+			var why []string
+			for n, at := range runs[i][:len(runs[i])-1] {
+				why = append(why, fmt.Sprintf("attempt %d: %s", n+1, lastLine(at.stderr)))
+			}
+			t.Errorf("perfgate run in %s, after %d attempts: %v\n%s\nlast attempt:\n%s", dir, len(runs[i]), last.err, strings.Join(why, "\n"), last.stderr)
 		}
 	}
 	if first := runs[0][0].stderr; !strings.Contains(first, "removed run "+killedID+" of this checkout") {
@@ -370,4 +376,10 @@ func attach(t *testing.T, cmd *exec.Cmd) *stderrFile {
 func (s *stderrFile) String() string {
 	b, _ := os.ReadFile(s.path)
 	return string(b)
+}
+
+// lastLine is s's last line that is not empty.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
 }
