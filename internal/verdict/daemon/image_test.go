@@ -59,6 +59,19 @@ func TestImage(t *testing.T) {
 		t.Fatalf("docker run: %v", err)
 	}
 	id := strings.TrimSpace(string(out))
+	vols, err := exec.Command("docker", "inspect", "-f", `{{range .Mounts}}{{.Name}} {{end}}`, id).Output()
+	if err != nil {
+		t.Fatalf("docker inspect: %v", err)
+	}
+	// Registered first, so it runs after the removal below.
+	t.Cleanup(func() {
+		for _, v := range strings.Fields(string(vols)) {
+			if exec.Command("docker", "volume", "inspect", v).Run() == nil {
+				t.Errorf("the container's volume %s is left on the engine", v)
+				exec.Command("docker", "volume", "rm", "-f", v).Run()
+			}
+		}
+	})
 	// -v: the image declares VOLUME /data, and a container removed by
 	// force, not by its --rm on exit, keeps its anonymous volume without
 	// it (one left on the engine by every run of the suite).
