@@ -59,11 +59,10 @@ func TestImage(t *testing.T) {
 		t.Fatalf("docker run: %v", err)
 	}
 	id := strings.TrimSpace(string(out))
-	vols, err := exec.Command("docker", "inspect", "-f", `{{range .Mounts}}{{.Name}} {{end}}`, id).Output()
-	if err != nil {
-		t.Fatalf("docker inspect: %v", err)
-	}
-	// Registered first, so it runs after the removal below.
+	// The volume check is registered first, so it runs after the
+	// removal; both before the inspect, so a failed inspect still
+	// removes the container.
+	var vols []byte
 	t.Cleanup(func() {
 		for _, v := range strings.Fields(string(vols)) {
 			if exec.Command("docker", "volume", "inspect", v).Run() == nil {
@@ -76,6 +75,9 @@ func TestImage(t *testing.T) {
 	// force, not by its --rm on exit, keeps its anonymous volume without
 	// it (one left on the engine by every run of the suite).
 	t.Cleanup(func() { exec.Command("docker", "rm", "-f", "-v", id).Run() })
+	if vols, err = exec.Command("docker", "inspect", "-f", `{{range .Mounts}}{{.Name}} {{end}}`, id).Output(); err != nil {
+		t.Fatalf("docker inspect: %v", err)
+	}
 	port, err := exec.Command("docker", "port", id, "8088/tcp").Output()
 	if err != nil {
 		t.Fatalf("docker port: %v", err)
