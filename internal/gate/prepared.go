@@ -85,7 +85,11 @@ func (pr Prepared) Run(ctx context.Context) (rep *report.Report, err error) {
 			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 			defer cancel()
 			start := time.Now()
-			downErr = running.Down(dctx)
+			if ctx.Err() != nil {
+				downErr = running.Abort(dctx) // killed, not stopped: see Abort
+			} else {
+				downErr = running.Down(dctx)
+			}
 			logf(pr.Log, "teardown: the services went down in %s", time.Since(start).Round(time.Millisecond))
 		})
 	}

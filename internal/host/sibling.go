@@ -53,7 +53,8 @@ type Sibling struct {
 // it is killed: the runner sends the step SIGINT, SIGTERM 7.5 s later and
 // kills it 2.5 s after that, and killing the `docker run` client does not
 // stop a container, so the sibling must be gone, killed and removed, well
-// within the 10 s: 7 s of teardown, then about a second to kill and remove.
+// within the 10 s: 7 s of teardown from the cancel, then about a second to
+// kill and remove it (docker rm -f, one call) and for the action to exit.
 const SiblingGrace = 7 * time.Second
 
 // systemPaths are the image's own folders: a host folder mounted at its
@@ -137,7 +138,7 @@ func (s *Sibling) Command() (args, env []string) {
 // Run runs the sibling to its end and returns its exit code. When ctx is
 // cancelled (the step was cancelled: the runner signalled the action) the
 // sibling gets SIGTERM, so it tears down what it started, and is killed
-// after Grace; it is removed in every case.
+// Grace after the cancel; it is removed in every case.
 func (s *Sibling) Run(ctx context.Context) (int, error) {
 	args, env := s.Command()
 	s.remove() // a sibling of that name that an earlier crash left
@@ -149,20 +150,35 @@ func (s *Sibling) Run(ctx context.Context) (int, error) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	defer s.remove()
+	gone := false
+	defer func() {
+		if !gone {
+			s.remove()
+		}
+	}()
 	var err error
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		s.docker("kill", "--signal", "TERM", s.Name)
 		grace := s.Grace
 		if grace == 0 {
 			grace = SiblingGrace
 		}
+		// Counted from the cancel, not from the end of the docker call
+		// below, which alone takes up to 0.7 s on a busy runner.
+		killAt := time.After(grace)
+		s.docker("kill", "--signal", "TERM", s.Name)
 		select {
 		case err = <-done:
-		case <-time.After(grace):
-			s.docker("kill", s.Name)
+			// The client returns the sibling's own exit code only once
+			// --rm has removed it; the runner's kill is seconds away, and
+			// one more docker call would take up to 0.7 s of them.
+			var ee *exec.ExitError
+			gone = err == nil || errors.As(err, &ee) && ee.ExitCode() < 125
+		case <-killAt:
+			// One call kills and removes it.
+			s.remove()
+			gone = true
 			err = <-done
 		}
 	}

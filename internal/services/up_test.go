@@ -209,13 +209,26 @@ func TestUpIdenticalTreesStartOneProject(t *testing.T) {
 		t.Fatalf("Up: %v", err)
 	}
 	t.Logf("up (one project): %s", time.Since(start))
-	defer func(start time.Time) { t.Logf("down: %s", time.Since(start)) }(time.Now())
-	defer r.Down(context.Background())
 	if len(r.Projects) != 1 {
 		t.Fatalf("projects %+v, want the head's alone", r.Projects)
 	}
 	if n := len(containersOf(t, runID, "api")); n != 1 {
 		t.Errorf("api runs %d times, want once", n)
+	}
+	// A cancelled run's teardown: killed rather than stopped, the logs
+	// kept all the same, nothing left.
+	abortStart := time.Now()
+	if err := r.Abort(context.Background()); err != nil {
+		t.Fatalf("Abort: %v", err)
+	}
+	t.Logf("abort: %s", time.Since(abortStart).Round(time.Millisecond))
+	for _, svc := range []string{"api-1", "db-1", "node-1"} {
+		if b, err := os.ReadFile(filepath.Join(r.LogDir(), r.Projects[0].Name, svc+".log")); err != nil || len(b) == 0 {
+			t.Errorf("Abort kept no log of %s: %v", svc, err)
+		}
+	}
+	if left, _ := Leftovers(context.Background(), runID); len(left) > 0 {
+		t.Fatalf("after Abort: %v", left)
 	}
 }
 

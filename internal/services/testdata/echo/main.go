@@ -41,9 +41,17 @@ func main() {
 	}
 	// As PID 1 the server gets no default SIGTERM handling: stop at once,
 	// as a real service does, instead of making docker wait out its timeout.
+	// IGNORE_TERM plays a service that does not stop on SIGTERM, which
+	// only a kill ends.
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-	go func() { <-stop; os.Exit(0) }()
+	go func() {
+		for range stop {
+			if os.Getenv("IGNORE_TERM") == "" {
+				os.Exit(0)
+			}
+		}
+	}()
 	if d, err := time.ParseDuration(os.Getenv("SLOW_START")); err == nil {
 		time.Sleep(d)
 	}
