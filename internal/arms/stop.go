@@ -121,10 +121,16 @@ func (a *Process) stop() {
 	for a.anyAlive(members) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if a.anyAlive(members) {
+	// Looked for again, whatever the grace showed: a member may have
+	// forked a daemon meanwhile, and a daemon caught in the middle of an
+	// exec shows an empty environment (the kernel sets the new program's
+	// environment bounds only after it has switched to its memory), so
+	// the first look can miss its cookie. That missed a daemon once in a
+	// rehearsal under the race detector (TestStopKillsDaemons, issue 19's
+	// run 109); such a late find gets SIGKILL at once.
+	if again := a.members(); a.anyAlive(again) {
+		members = again
 		fmt.Fprintf(a.log, "\nperfgate: arm %s still running %s after SIGTERM; sending SIGKILL\n", a.spec.Name, grace)
-		// Looked for again: a member may have forked a daemon meanwhile.
-		members = a.members()
 		a.signalAll(members, syscall.SIGKILL)
 		// SIGKILL cannot be ignored; this bounds only a process stuck in
 		// uninterruptible sleep.
