@@ -174,8 +174,11 @@ func slots() int {
 const Rate = 10
 
 // HoldAll is Hold for a gate that must run with no other measured gate
-// on the machine: it takes every slot, in order (so two of them cannot
-// each hold half), and returns their release. It waits as a long hold
+// on its share of the machine: it takes every slot its process counts
+// (PERFGATE_TEST_GATE_SLOTS), in order (so two of them cannot each hold
+// half), and returns their release. A process given fewer slots than the
+// others count takes the first of theirs: .ci/test so runs the
+// whole-pipeline demo on half of a 4-slot machine beside the other gates. It waits as a long hold
 // does (HoldLong), served before any Hold: a slot it waits for would
 // otherwise go to whichever short gate polled first, while the slots it
 // already took sit idle.
