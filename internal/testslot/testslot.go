@@ -178,10 +178,10 @@ const Rate = 10
 // (PERFGATE_TEST_GATE_SLOTS), in order (so two of them cannot each hold
 // half), and returns their release. A process given fewer slots than the
 // others count takes the first of theirs: .ci/test so runs the
-// whole-pipeline demo on half of a 4-slot machine beside the other gates. It waits as a long hold
-// does (HoldLong), served before any Hold: a slot it waits for would
-// otherwise go to whichever short gate polled first, while the slots it
-// already took sit idle.
+// whole-pipeline demo on half of a 4-slot machine beside the other
+// gates. It waits as a long hold does (HoldLong), served before any
+// Hold: a slot it waits for would otherwise go to whichever short gate
+// polled first, while the slots it already took sit idle.
 func HoldAll(t testing.TB) (release func()) {
 	t.Helper()
 	testtier.Heavy(t, testtier.Gate)
