@@ -197,8 +197,7 @@ func TestCIRunsTheReadmeTestCommand(t *testing.T) {
 	}
 	for _, want := range []string{"gofmt -l", "go vet ./...", "go tool staticcheck ./...", "go test -count=1 -p 4 -timeout 20m -skip '^TestMeasured' $plain",
 		"nice -n 5 go test -race -count=1 -p 4 -timeout 20m -skip '^TestMeasured' $race", "go test -race -count=1 -p 3 -timeout 20m -skip '^TestMeasured' ./internal/load/... ./internal/pairs/...",
-		`go test -count=1 -timeout 20m -run "$alone" ./internal/demo`, `PERFGATE_TEST_GATE_SLOTS=$demo_slots setsid go test -count=1 -v -timeout 20m -run "$alone" ./internal/demo`, "others() { go test -count=1 -p 8 -parallel 4 -timeout 45m -run '^TestMeasured' -skip \"$alone\" \"$@\"; }", "others $measured",
-		"setsid go test -count=1 -p 8 -parallel 4 -timeout 45m -run '^TestMeasured' -skip \"$alone\" $beside", "others $after", `after=$(printf '%s\n' $measured | grep -vxF`, "grep -l '^func TestMeasured'", "./internal/pairs/...", "./internal/arms/...", `grep -vxF "$raced"`} {
+		`go test -count=1 -timeout 20m -run "$alone" ./internal/demo`, `PERFGATE_TEST_GATE_SLOTS=$demo_slots setsid go test -count=1 -v -timeout 20m -run "$alone" ./internal/demo`, "go test -count=1 -p 8 -parallel 4 -timeout 45m -run '^TestMeasured' -skip \"$alone\" $measured", "grep -l '^func TestMeasured'", "./internal/pairs/...", "./internal/arms/...", `grep -vxF "$raced"`} {
 		if !strings.Contains(string(script), want) {
 			t.Errorf(".ci/test lacks %q", want)
 		}

@@ -159,10 +159,9 @@ func leftBehind(t *testing.T, out, stderr string) []string {
 // demo, so it holds every gate slot its process is given: beside another
 // demo, on a machine whose system calls cost 1.4 µs, it took 2m2s (the
 // suite's CI run of 2026-12-05), a wall-clock bound broken by a
-// neighbour, not by the demo. .ci/test gives it half of them where the
-// machine has four or more (then two other gates run beside it), and all
-// but one where it has two or three, the one left to the light gates
-// that start no docker project or demo (beside one it took 98.4 s).
+// neighbour, not by the demo. .ci/test gives it all of them there, and
+// half of them where the machine has four or more (then two other gates
+// run beside it).
 func TestMeasuredDemoIsTheWholePipeline(t *testing.T) {
 	t.Parallel()
 	testtier.Heavy(t, testtier.Docker)

@@ -179,7 +179,7 @@ const Rate = 10
 // half), and returns their release. A process given fewer slots than the
 // others count takes the first of theirs: .ci/test so runs the
 // whole-pipeline demo on half of a 4-slot machine beside the other
-// gates, and on one of a 2-slot machine beside the light ones. It waits as a long hold does (HoldLong), served before any
+// gates. It waits as a long hold does (HoldLong), served before any
 // Hold: a slot it waits for would otherwise go to whichever short gate
 // polled first, while the slots it already took sit idle.
 func HoldAll(t testing.TB) (release func()) {
