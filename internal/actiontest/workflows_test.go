@@ -195,9 +195,17 @@ func TestCIRunsTheReadmeTestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"gofmt -l", "go vet ./...", "go tool staticcheck ./...", "go test -count=1 -p 4 -timeout 20m -skip '^TestMeasured' $plain",
-		"nice -n 5 go test -race -count=1 -p 4 -timeout 20m -skip '^TestMeasured' $race", "go test -race -count=1 -p 3 -timeout 20m -skip '^TestMeasured' ./internal/load/... ./internal/pairs/...",
-		`go test -count=1 -timeout 20m -run "$alone" ./internal/demo`, `PERFGATE_TEST_GATE_SLOTS=$demo_slots setsid go test -count=1 -v -timeout 20m -run "$alone" ./internal/demo`, "go test -count=1 -p 8 -parallel 4 -timeout 45m -run '^TestMeasured' -skip \"$alone\" $measured", "grep -l '^func TestMeasured'", "./internal/pairs/...", "./internal/arms/...", `grep -vxF "$raced"`} {
+	// The test binaries are linked once and run by .ci/gotest, as go test
+	// runs them (TestGotestRunsBinariesAsGoTest).
+	for _, want := range []string{"gofmt -l", "go vet ./...", "go tool staticcheck ./...",
+		`bash .ci/gotest link "$tests/plain" -- ./...`, `bash .ci/gotest link "$tests/race" -race -- ./internal/load/... ./internal/pairs/... $race`,
+		`bash .ci/gotest run "$tests/plain" 4 -test.timeout=20m '-test.skip=^TestMeasured' -- $plain`,
+		`nice -n 5 bash .ci/gotest run "$tests/race" 4 -test.timeout=20m '-test.skip=^TestMeasured' -- $race`,
+		`bash .ci/gotest run "$tests/race" 3 -test.timeout=20m '-test.skip=^TestMeasured' -- ./internal/load/... ./internal/pairs/...`,
+		`bash .ci/gotest run "$tests/plain" 1 -test.timeout=20m "-test.run=$alone" -- ./internal/demo`,
+		`PERFGATE_TEST_GATE_SLOTS=$demo_slots setsid bash .ci/gotest run "$tests/plain" 1 -test.v -test.timeout=20m "-test.run=$alone" -- ./internal/demo`,
+		`bash .ci/gotest run "$tests/plain" 8 -test.parallel=4 -test.timeout=45m '-test.run=^TestMeasured' "-test.skip=$alone" -- $measured`,
+		"grep -l '^func TestMeasured'", "./internal/pairs/...", "./internal/arms/...", `grep -vxF "$raced"`} {
 		if !strings.Contains(string(script), want) {
 			t.Errorf(".ci/test lacks %q", want)
 		}

@@ -31,7 +31,7 @@ func runDemo(ctx context.Context, s *IO, args []string) error {
 	if err := prof.apply(&plan.AB{}); err != nil {
 		return exit.Refuse(fmt.Errorf("demo: %w", err))
 	}
-	o.Reshape, o.Pairs = prof.apply, prof.pairs
+	o.Reshape = prof.apply
 	if s.IsTerminal {
 		o.Progress = s.Err
 	}

@@ -34,10 +34,9 @@ type RunOptions struct {
 	NoStore      bool   // no PostgreSQL even when its binaries are installed
 	NoDocker     bool   // no compose dependency even when a docker engine answers
 	// Reshape applies the command line's profile flags over Profile (or
-	// the plan's, under Full); Pairs is the pairs it asks for (0: the
-	// profile's), for the stage line.
+	// the plan's, under Full); the run line names what it sets, so it
+	// must change nothing but ab.
 	Reshape func(*plan.AB) error
-	Pairs   int
 	Getenv  func(string) string
 	// Out receives what perfgate prepare prints; Log the stage lines and
 	// the arms' builds; Progress, when set, the terminal progress lines.
@@ -109,11 +108,7 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	if err := prepare(ctx, repoDir, target, o); err != nil {
 		return err
 	}
-	pairs := Profile.Pairs
-	if o.Pairs > 0 {
-		pairs = o.Pairs
-	}
-	stage("run", "services, store, the base's config check, idle, %d pairs, counters and controls, verdict", pairs)
+	stage("run", "services, store, the base's config check, %s, counters and controls, verdict", o.phases())
 	pr := gate.Prepared{
 		Target: target, Repo: repoDir, Out: outAbs, Store: withStore, Seed: 1, Log: o.Log, Progress: o.Progress,
 		// The demo's repository is not the job's checkout: a GITHUB_SHA
@@ -145,6 +140,24 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 		}
 	}
 	return o.Verdict(rep, outAbs)
+}
+
+// phases names the idle phase and the pairs the run line announces: the
+// profile's with the command line's flags over it, as Reshape will set
+// them (under Full, the plan's, which only the run reads).
+func (o RunOptions) phases() string {
+	if o.Full {
+		return "the plan's idle phase and pairs"
+	}
+	ab := Profile
+	if o.Reshape != nil && o.Reshape(&ab) != nil {
+		// A refused flag is the run's to report, with its file and line.
+		return "the pairs"
+	}
+	if ab.Idle <= 0 {
+		return fmt.Sprintf("%d pairs (no idle phase)", ab.Pairs)
+	}
+	return fmt.Sprintf("idle, %d pairs", ab.Pairs)
 }
 
 // dependency builds the compose dependency's image when a docker engine
