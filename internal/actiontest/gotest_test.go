@@ -18,7 +18,8 @@ func TestGotestRunsBinariesAsGoTest(t *testing.T) {
 		t.Skip("flock(1) is not installed; .ci/gotest prints each package's output under it")
 	}
 	script := filepath.Join(moduleRoot(t), ".ci", "gotest")
-	mod := t.TempDir()
+	// A folder with a space, as a clone's may have.
+	mod := filepath.Join(t.TempDir(), "a module")
 	files := map[string]string{
 		"go.mod": "module example.test/m\n\ngo 1.22\n",
 		// Passes only in its own folder, where its testdata is.
