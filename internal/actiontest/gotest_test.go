@@ -14,8 +14,11 @@ import (
 // without tests named so, a failing one's output and FAIL, and exit 1 when
 // any failed. The suite's verdict rests on it.
 func TestGotestRunsBinariesAsGoTest(t *testing.T) {
+	// .ci/gotest prints each package's output under flock(1), as .ci/test
+	// already waits on the demo's slots with it: a machine without it
+	// cannot run the suite, so the test fails there rather than skip.
 	if _, err := exec.LookPath("flock"); err != nil {
-		t.Skip("flock(1) is not installed; .ci/gotest prints each package's output under it")
+		t.Fatalf("flock(1) (util-linux) is not installed: .ci/gotest needs it: %v", err)
 	}
 	script := filepath.Join(moduleRoot(t), ".ci", "gotest")
 	// A folder with a space, as a clone's may have.
@@ -80,11 +83,12 @@ func TestFails(t *testing.T) { t.Log("said before failing"); t.Fatal("b/x fails"
 	if strings.Contains(out, "-test.skip did not reach") || strings.Contains(out, "not run in its folder") {
 		t.Errorf("the flags or the folder did not reach a binary:\n%s", out)
 	}
-	// A passing run exits 0 and prints only the ok line, as go test does.
+	// Without -test.skip, TestSkipped runs and fails the package.
 	out, err = run("run", bins, "1", "--", "./a/...")
 	if err == nil {
 		t.Errorf("TestSkipped ran and should have failed the run:\n%s", out)
 	}
+	// A passing run exits 0 and prints only the ok line, as go test does.
 	out, err = run("run", bins, "1", "-test.run=^TestReadsItsTestdata$", "--", "./a/...")
 	if err != nil || !regexp.MustCompile(`^ok  \texample\.test/m/a/x\t\S+$`).MatchString(strings.TrimSpace(out)) {
 		t.Errorf("a passing run: %v\n%s", err, out)
