@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/exampleservice"
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // exampled is the example service, built once for this test binary.
@@ -25,6 +26,9 @@ func TestMain(m *testing.M) {
 		burnHelper(d)
 		return
 	}
+	// Its parallel tests wait: on a CPU window of 2 s read from /proc (each
+	// of its own process), on readiness timeouts, on a stray's drain.
+	testtier.Waiting(4)
 	os.Exit(exampleservice.RunTests(m, &exampled))
 }
 

@@ -55,46 +55,95 @@ type fault struct {
 // f, when set, breaks one file of the head or the base.
 func checkRepo(t *testing.T, f *fault) string {
 	t.Helper()
+	return checkRepoFrom(t, nil, f)
+}
+
+// checkStarts is checkRepo's history up to the commit a fault breaks,
+// made once for many faults and copied for each: after v0.1.0 (a base's
+// fault) and after the base's commit (a head's). Each copy costs no git
+// process, where its history took eight, a third of a subtest's time
+// on a machine whose processes start slowly.
+type checkStarts struct{ afterLegacy, afterBase *gittest.Repo }
+
+func newCheckStarts(t *testing.T) *checkStarts {
+	t.Helper()
 	files := checkFixture(t)
-	edit := func(m map[string]string, which string) map[string]string {
-		if f == nil || f.inBase != which {
-			return m
-		}
-		old, ok := m[f.file]
-		if !ok || !strings.Contains(old, f.old) {
-			t.Fatalf("fault %s: %s does not hold %q", f.name, f.file, f.old)
-		}
-		m[f.file] = strings.Replace(old, f.old, f.new, 1)
-		return m
-	}
 	r := gittest.New(t)
-	legacy := map[string]string{}
-	for p, c := range files {
-		if p != "perf/arm.env" {
-			legacy[p] = c
-		}
+	commitLegacy(t, r, files, nil)
+	s := &checkStarts{afterLegacy: r.Copy(t)}
+	commitBase(t, r, files, nil)
+	s.afterBase = r
+	return s
+}
+
+// checkRepoFrom is checkRepo, starting from a copy of s's history where
+// the fault leaves it whole (s may be nil).
+func checkRepoFrom(t *testing.T, s *checkStarts, f *fault) string {
+	t.Helper()
+	files := checkFixture(t)
+	var r *gittest.Repo
+	switch {
+	case s != nil && f != nil && f.inBase == "head":
+		r = s.afterBase.Copy(t)
+	case s != nil && f != nil && f.inBase == "base":
+		r = s.afterLegacy.Copy(t)
+		commitBase(t, r, files, f)
+	default:
+		r = gittest.New(t)
+		commitLegacy(t, r, files, f)
+		commitBase(t, r, files, f)
 	}
-	r.Commit("v0.1.0: the legacy gate", edit(legacy, "legacy"))
-	r.Tag("v0.1.0", "HEAD", true)
-	baseFiles := map[string]string{"perf/arm.env": files["perf/arm.env"], "compose.yaml": strings.Replace(files["compose.yaml"], "postgres:15", "postgres:14", 1)}
-	if f != nil && f.inBase == "base" && baseFiles[f.file] == "" {
-		// A fault of a file the base does not change: the base's commit
-		// breaks the fixture's copy.
-		baseFiles[f.file] = files[f.file]
-	}
-	r.Commit("base: arm.env, postgres 14", edit(baseFiles, "base"))
 	headFiles := map[string]string{"compose.yaml": files["compose.yaml"]}
 	if f != nil {
 		// The head carries the fixture's own copy of the file: broken
 		// when the fault is the head's, whole again when it was the base's.
 		headFiles[f.file] = files[f.file]
 		if f.inBase == "head" {
-			edit(headFiles, "head")
+			breakFile(t, f, headFiles, "head")
 		}
 	}
 	r.Commit("head: postgres 15", headFiles)
 	r.Tag("v0.2.0", "HEAD", true)
 	return r.Dir
+}
+
+// breakFile applies f to m when f is a fault of commit which.
+func breakFile(t *testing.T, f *fault, m map[string]string, which string) map[string]string {
+	t.Helper()
+	if f == nil || f.inBase != which {
+		return m
+	}
+	old, ok := m[f.file]
+	if !ok || !strings.Contains(old, f.old) {
+		t.Fatalf("fault %s: %s does not hold %q", f.name, f.file, f.old)
+	}
+	m[f.file] = strings.Replace(old, f.old, f.new, 1)
+	return m
+}
+
+// commitLegacy commits v0.1.0: the fixture without perf/arm.env.
+func commitLegacy(t *testing.T, r *gittest.Repo, files map[string]string, f *fault) {
+	t.Helper()
+	legacy := map[string]string{}
+	for p, c := range files {
+		if p != "perf/arm.env" {
+			legacy[p] = c
+		}
+	}
+	r.Commit("v0.1.0: the legacy gate", breakFile(t, f, legacy, "legacy"))
+	r.Tag("v0.1.0", "HEAD", true)
+}
+
+// commitBase commits the base: arm.env, and postgres pinned to 14.
+func commitBase(t *testing.T, r *gittest.Repo, files map[string]string, f *fault) {
+	t.Helper()
+	baseFiles := map[string]string{"perf/arm.env": files["perf/arm.env"], "compose.yaml": strings.Replace(files["compose.yaml"], "postgres:15", "postgres:14", 1)}
+	if f != nil && f.inBase == "base" && baseFiles[f.file] == "" {
+		// A fault of a file the base does not change: the base's commit
+		// breaks the fixture's copy.
+		baseFiles[f.file] = files[f.file]
+	}
+	r.Commit("base: arm.env, postgres 14", breakFile(t, f, baseFiles, "base"))
 }
 
 // fileLine is how a refusal names the file and line to fix.
@@ -177,10 +226,11 @@ func TestCheckNamesEachFault(t *testing.T) {
 		{"base config without the copied service's address", "base", "perf/service.toml", "database = \"postgres://127.0.0.1:15432/app\"\n", "", "compose.yaml:5: the base's copy of db publishes port 15432 on 127.0.0.2, but perf/service.toml names no 127.0.0.1:15432"},
 		{"base override naming the copied service", "base", "perf/arm.env", "SVC__LOG=info\n", "SVC__LOG=info\nSVC__DATABASE=postgres://localhost:15432/app\n", "perf/arm.env:3: SVC__DATABASE names localhost:15432, the address of db, whose base copy runs on 127.0.0.2:15432"},
 	}
+	starts := newCheckStarts(t)
 	for _, f := range faults {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
-			out, err := runCheckCLI(t, checkRepo(t, &f))
+			out, err := runCheckCLI(t, checkRepoFrom(t, starts, &f))
 			if err == nil {
 				t.Fatalf("the broken copy passed:\n%s", out)
 			}

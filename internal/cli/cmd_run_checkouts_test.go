@@ -76,11 +76,18 @@ volumes:
 		f["perf/gate.toml"] += "compose = [\"compose.yaml\"]\n"
 		// The subject is which containers each run touches, not the
 		// verdict: base and head answer alike, and at 4 pairs of 40
-		// answers a p95 is a phase's second slowest answer, so a clean
-		// rehearsal once failed the A/A on p95.hello (+14.9 % against a
-		// floor of 13.1 %, in 4 of 4 pairs). A head must be half again as
-		// slow to fail here; the gate's false alarms are bench/power's.
-		f["perf/plan.toml"] += "\n[tolerance]\nlatency = 50\ncpu = 50\n"
+		// answers a p95 is a phase's second slowest answer and a p99 its
+		// slowest, which the other checkout's run (its compose CLI, its
+		// arms) moves at will: a clean rehearsal once failed the A/A on
+		// p95.hello (+14.9 % against a floor of 13.1 %, in 4 of 4 pairs),
+		// and at 50 % run 134 failed it on p95.item (+57.9 %, 46 against
+		// 31 ms, in 3 of 4 pairs, p50 equal to 0.2 ms). So the medians
+		// are judged, at 50 %, and the tails only past ten times the
+		// base's: a run that broke the other's services still fails on
+		// its errors, its p50 or its cannot judge. The gate's false
+		// alarms are bench/power's.
+		f["perf/plan.toml"] += "\n[tolerance]\nlatency = 50\ncpu = 50\n" +
+			"\"p95.hello\" = 1000\n\"p99.hello\" = 1000\n\"p95.item\" = 1000\n\"p99.item\" = 1000\n"
 		f["compose.yaml"] = compose
 		f["seed/data.txt"] = data
 		f[".gitignore"] = "target/\n"

@@ -47,6 +47,9 @@ func TestRunReportsHitRatio(t *testing.T) {
 		{"by status", `hit_status = [203]`, `by hit_status [203]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Each subtest has its own server and counts; what is
+			// checked is what that server served, not how fast.
+			t.Parallel()
 			url, served, hits := cacheServer(t)
 			plan := "[load]\nrate = 40\n" + tc.keys + "\n\n[[group]]\nname = \"a\"\npath = \"/a\"\nexpect = [200, 203]\n"
 			var out bytes.Buffer
@@ -79,6 +82,7 @@ func TestRunReportsHitRatio(t *testing.T) {
 		})
 	}
 	t.Run("no hit rule, no line", func(t *testing.T) {
+		t.Parallel()
 		url, _, _ := cacheServer(t)
 		var out bytes.Buffer
 		err := Run(context.Background(), Options{Plan: writePlan(t, "[[group]]\nname = \"a\"\npath = \"/a\"\nexpect = [200, 203]\n"),

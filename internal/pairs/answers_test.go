@@ -2,10 +2,12 @@ package pairs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,28 +47,49 @@ expect_json = { "items.0.id" = 42 }
 		return srv.URL
 	}
 	right, empty := server(`{"items":[{"id":42}]}`), server(`{}`)
-	phase := func(pair int, url string) judge.Phase {
+	phase := func(pair int, url string) (judge.Phase, error) {
 		src, groups, err := p.PairSource(nil, 1, pair, p.AB.Pairs)
 		if err != nil {
-			t.Fatal(err)
+			return judge.Phase{}, err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		res, err := load.Run(ctx, load.Attack{Target: url, Source: src, Groups: groups, Pacer: load.ConstantPacer{Freq: p.AB.Rate},
 			Warmup: p.AB.Warmup, Duration: p.AB.Measure})
 		if err != nil {
+			return judge.Phase{}, err
+		}
+		return phaseFigures(pair, "base", &armRun{groups: groups, res: res}, false), nil
+	}
+	// The phases of one judgment run at once: what is judged is what the
+	// answers said, not how fast they came, and four 1 s phases one after
+	// another were most of this test's time (20 answers a second each is
+	// no load on any machine).
+	judgeArms := func(base, head string) judge.Verdict {
+		n := p.AB.Pairs
+		phases := make([]judge.Phase, 2*n)
+		errs := make([]error, 2*n)
+		var wg sync.WaitGroup
+		for i := range 2 * n {
+			url := base
+			if i >= n {
+				url = head
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				phases[i], errs[i] = phase(i%n, url)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
 			t.Fatal(err)
 		}
-		return phaseFigures(pair, "base", &armRun{groups: groups, res: res}, false)
-	}
-	judgeArms := func(base, head string) judge.Verdict {
-		in := judge.Input{}
+		in := judge.Input{Base: phases[:n], Head: phases[n:]}
 		seen := map[string]bool{}
-		for i := range p.AB.Pairs {
-			b, h := phase(i, base), phase(i, head)
-			in.Base, in.Head = append(in.Base, b), append(in.Head, h)
-			for id := range b.Values {
-				_, inHead := h.Values[id]
+		for i := range n {
+			for id := range in.Base[i].Values {
+				_, inHead := in.Head[i].Values[id]
 				seen[id] = inHead
 			}
 		}

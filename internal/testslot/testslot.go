@@ -214,7 +214,7 @@ func HoldAll(t testing.TB) (release func()) {
 				f()
 			}
 			t.Logf("testslot: held all slots %s", time.Since(got).Round(time.Millisecond))
-			record(t.Name()+" (all slots)", got.Sub(asked), time.Since(got))
+			record(fmt.Sprintf("%s (all %d slots)", t.Name(), len(frees)), got.Sub(asked), time.Since(got))
 		})
 	}
 }
@@ -278,9 +278,10 @@ func hold(t testing.TB, long bool) (release func()) {
 
 // LogEnv names a file that every hold, at its release, appends a line to:
 // the test's name, how long it waited and how long it held its slot, in
-// seconds, tab-separated. .ci/test sets it and prints the longest holds
-// after the measured phase: that phase's wall time is its slot-seconds
-// over its slots, and the list says whose they were.
+// seconds, and when it released it (Unix seconds), tab-separated.
+// .ci/test sets it and prints the longest holds after the measured phase:
+// that phase's wall time is its slot-seconds over its slots where the
+// slots never sat free, and the release times say when they did.
 const LogEnv = "PERFGATE_TEST_SLOT_LOG"
 
 // record appends one hold to LogEnv's file, if it is set. A line under
@@ -295,5 +296,5 @@ func record(name string, waited, held time.Duration) {
 		return // a record of timings is not worth failing a test over
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "%s\t%.2f\t%.2f\n", name, waited.Seconds(), held.Seconds())
+	fmt.Fprintf(f, "%s\t%.2f\t%.2f\t%.2f\n", name, waited.Seconds(), held.Seconds(), float64(time.Now().UnixMilli())/1000)
 }

@@ -3,6 +3,7 @@ package testslot
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -170,9 +171,9 @@ func TestDeadLongWaiterCountsForNothing(t *testing.T) {
 	release()
 }
 
-// Each release appends the test's name, wait and hold to LogEnv's file,
-// one line per hold, so .ci/test can say whose slot-seconds a measured
-// phase spent.
+// Each release appends the test's name, wait, hold and release time to
+// LogEnv's file, one line per hold, so .ci/test can say whose
+// slot-seconds a measured phase spent and how long its slots sat free.
 func TestHoldsAreLogged(t *testing.T) {
 	testtier.Heavy(t, testtier.Gate) // Hold skips in the short tier
 	t.Setenv("TMPDIR", t.TempDir())
@@ -194,12 +195,15 @@ func TestHoldsAreLogged(t *testing.T) {
 	}
 	for i, want := range []string{"TestMeasuredOne", "TestMeasuredTwo/sub"} {
 		f := strings.Split(lines[i], "\t")
-		if len(f) != 3 || f[0] != want {
-			t.Errorf("line %d: %q, want %s, its wait and its hold, tab-separated", i, lines[i], want)
+		if len(f) != 4 || f[0] != want {
+			t.Errorf("line %d: %q, want %s, its wait, its hold and its release time, tab-separated", i, lines[i], want)
 			continue
 		}
 		if held, err := strconv.ParseFloat(f[2], 64); err != nil || held <= 0 {
 			t.Errorf("line %d: held %q, want seconds over 0", i, f[2])
+		}
+		if at, err := strconv.ParseFloat(f[3], 64); err != nil || math.Abs(at-float64(time.Now().Unix())) > 60 {
+			t.Errorf("line %d: released at %q, want Unix seconds of the last minute", i, f[3])
 		}
 	}
 }

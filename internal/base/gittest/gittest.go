@@ -127,3 +127,17 @@ func (r *Repo) Clone(args ...string) *Repo {
 	r.Git(full...)
 	return Open(r.t, dst)
 }
+
+// Copy copies the repository, its history and work tree, into a new temp
+// folder of t, keeping its clock, so the copy's next commits have the
+// hashes the original's would have had: a history made once and then
+// branched by many parallel tests costs each a copy, not a git process
+// a step.
+func (r *Repo) Copy(t testing.TB) *Repo {
+	t.Helper()
+	dst := t.TempDir()
+	if err := os.CopyFS(dst, os.DirFS(r.Dir)); err != nil {
+		t.Fatalf("copying the repository %s: %v", r.Dir, err)
+	}
+	return &Repo{t: t, Dir: dst, tick: r.tick}
+}
