@@ -305,7 +305,7 @@ func passingRun(ctx context.Context, bin, dir string) []attempt {
 	for range 4 {
 		// The last link of this test's chain (prepare, the killed run,
 		// these runs): served before the single gates (testslot.AcquireLong).
-		release, err := testslot.AcquireLong(ctx)
+		release, err := testslot.AcquireLong(ctx, "TestMeasuredRunsOfCheckoutsThatShareAFolderName/"+filepath.Base(filepath.Dir(dir)))
 		if err != nil {
 			return append(out, attempt{err: err})
 		}

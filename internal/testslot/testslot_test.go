@@ -126,7 +126,7 @@ func TestLongHoldIsServedFirst(t *testing.T) {
 	go func() { r, err := Acquire(ctx); order <- got{"plain", r, err} }()
 	// The plain waiter polls first; the long one comes after it.
 	time.Sleep(300 * time.Millisecond)
-	go func() { r, err := AcquireLong(ctx); order <- got{"long", r, err} }()
+	go func() { r, err := AcquireLong(ctx, ""); order <- got{"long", r, err} }()
 	for !longWaiting() {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -185,15 +185,23 @@ func TestHoldsAreLogged(t *testing.T) {
 		release()
 		release() // a second call records nothing more
 	}
+	// A chain's hold, taken with AcquireLong outside Hold, by its name.
+	release, err := AcquireLong(context.Background(), "TestMeasuredThree/chain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	release()
+	release()
 	b, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("%d lines logged, want 2:\n%s", len(lines), b)
+	if len(lines) != 3 {
+		t.Fatalf("%d lines logged, want 3:\n%s", len(lines), b)
 	}
-	for i, want := range []string{"TestMeasuredOne", "TestMeasuredTwo/sub"} {
+	for i, want := range []string{"TestMeasuredOne", "TestMeasuredTwo/sub", "TestMeasuredThree/chain"} {
 		f := strings.Split(lines[i], "\t")
 		if len(f) != 4 || f[0] != want {
 			t.Errorf("line %d: %q, want %s, its wait, its hold and its release time, tab-separated", i, lines[i], want)
