@@ -14,6 +14,7 @@ import (
 // bench/, and nothing else: a package added, renamed or removed without
 // the doc fails here.
 func TestArchitectureNamesEveryPackage(t *testing.T) {
+	t.Parallel() // go list's work, beside the others
 	root := moduleRoot(t)
 	doc, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
 	if err != nil {
@@ -54,6 +55,7 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 // imports A. A picture that drew data flowing against the imports would
 // tell a newcomer where a change goes wrongly.
 func TestArchitecturePictureIsTheImports(t *testing.T) {
+	t.Parallel() // go list's work, beside the others
 	root := moduleRoot(t)
 	doc, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
 	if err != nil {

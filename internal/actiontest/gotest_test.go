@@ -14,6 +14,7 @@ import (
 // without tests named so, a failing one's output and FAIL, and exit 1 when
 // any failed. The suite's verdict rests on it.
 func TestGotestRunsBinariesAsGoTest(t *testing.T) {
+	t.Parallel() // go and bash processes on a module of its own, beside the others
 	// .ci/gotest prints each package's output under flock(1), as .ci/test
 	// already waits on the demo's slots with it: a machine without it
 	// cannot run the suite, so the test fails there rather than skip.

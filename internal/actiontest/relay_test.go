@@ -86,6 +86,7 @@ func writeArtifact(t *testing.T, dir, name string, rec map[string]any, rep *repo
 // run's attempts land on the pull request's head commit as a completed
 // check.
 func TestRelayPostsAForkRunsAttempts(t *testing.T) {
+	t.Parallel() // wftool's and bash's processes, its own servers, beside the others
 	root := moduleRoot(t)
 	w := readWorkflow(t, filepath.Join(root, "workflows", "perf-relay.yml"))
 	e := newEvaluator(t)

@@ -292,6 +292,7 @@ const verdictFailedOnCancel = -2
 // `perfgate attempts next` as its step calls it, and `perfgate verdict` as
 // the verdict job calls it.
 func TestWorkflowJobGraph(t *testing.T) {
+	t.Parallel() // wftool's processes, beside the others
 	w := readWorkflow(t, filepath.Join(moduleRoot(t), ".github", "workflows", "perf.yml"))
 	e := newEvaluator(t)
 	tests := []struct {

@@ -19,6 +19,11 @@ import (
 
 const legacyWhy = "carries neither perf/arm.env nor a scripts/perf/gate.sh whose gateway_env() sets a gateway's overrides"
 
+// Every test here runs in parallel (t.Parallel): each builds its own
+// repository in a folder of its own, and their time is git's processes,
+// which then use the core the other test binary of a go test leaves idle
+// while its tests wait.
+
 // gateFile is the contract as the tests' trees carry it; hasGate reads it
 // from the commit's own tree, as the real check does.
 var gateFile = map[string]string{"perf/gate.toml": "build = \"make\"\n"}
@@ -101,6 +106,7 @@ func prHistory(t *testing.T) history {
 }
 
 func TestPullRequest(t *testing.T) {
+	t.Parallel()
 	h := prHistory(t)
 	clone := h.repo.Clone() // refs/remotes/origin/main, as actions/checkout leaves it
 	clone.Git("checkout", "-q", "--detach", h.mergeCommit)
@@ -136,6 +142,7 @@ func TestPullRequest(t *testing.T) {
 }
 
 func TestPullRequestRefusals(t *testing.T) {
+	t.Parallel()
 	h := prHistory(t)
 	orphan := h.repo
 	orphan.Git("checkout", "-q", "--orphan", "unrelated")
@@ -167,6 +174,7 @@ func TestPullRequestRefusals(t *testing.T) {
 }
 
 func TestMergeGroup(t *testing.T) {
+	t.Parallel()
 	h := prHistory(t)
 	ev := &event.Event{Name: event.MergeGroup, SHA: h.mergeCommit, BaseSHA: h.tip, BaseRef: "refs/heads/main"}
 	c := mustResolve(t, h.repo.Dir, ev)
@@ -178,6 +186,7 @@ func TestMergeGroup(t *testing.T) {
 }
 
 func TestPush(t *testing.T) {
+	t.Parallel()
 	r := gittest.New(t)
 	first := r.Commit("first", gateFile)
 	c1 := r.Commit("c1", map[string]string{"a": "1\n"})
@@ -263,6 +272,7 @@ func releaseHistory(t *testing.T) releases {
 }
 
 func TestReleaseAndDispatch(t *testing.T) {
+	t.Parallel()
 	x := releaseHistory(t)
 	for _, tc := range []struct {
 		name    string
@@ -292,6 +302,7 @@ func TestReleaseAndDispatch(t *testing.T) {
 }
 
 func TestReleaseRefusals(t *testing.T) {
+	t.Parallel()
 	x := releaseHistory(t)
 	r := gittest.New(t)
 	r.Commit("one", map[string]string{"a": "1\n"})
@@ -318,6 +329,7 @@ func TestReleaseRefusals(t *testing.T) {
 }
 
 func TestShallowClone(t *testing.T) {
+	t.Parallel()
 	h := prHistory(t)
 	h.repo.Tag("v1.0.0", h.root, false)
 	h.repo.Git("checkout", "-q", "pull-merge")
@@ -341,11 +353,13 @@ func TestShallowClone(t *testing.T) {
 }
 
 func TestNotARepository(t *testing.T) {
+	t.Parallel()
 	_, err := resolve(t, t.TempDir(), &event.Event{Name: event.WorkflowDispatch})
 	wantRefusal(t, err, "opening the git repository", "run the gate inside")
 }
 
 func TestResolveCancelled(t *testing.T) {
+	t.Parallel()
 	x := releaseHistory(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -356,6 +370,7 @@ func TestResolveCancelled(t *testing.T) {
 }
 
 func TestFileRoundTrip(t *testing.T) {
+	t.Parallel()
 	x := releaseHistory(t)
 	c := mustResolve(t, x.repo.Dir, &event.Event{Name: event.Release, Tag: "v0.0.17"})
 	path := filepath.Join(t.TempDir(), "target", "perf-base", "base.md")
@@ -380,6 +395,7 @@ func TestFileRoundTrip(t *testing.T) {
 }
 
 func TestReadFileRefusals(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name, content string
@@ -409,6 +425,7 @@ func TestReadFileRefusals(t *testing.T) {
 // Many higher tags on a branch head never merged (backports) are passed
 // over, first one by one, then by one walk over the whole history.
 func TestPreviousTagPastManyUnmergedTags(t *testing.T) {
+	t.Parallel()
 	r := gittest.New(t)
 	r.Commit("1.0.0", gateFile)
 	r.Tag("v1.0.0", "HEAD", false)

@@ -159,6 +159,7 @@ func runCheckCLI(t *testing.T, repo string) (string, error) {
 // TestCheckPassesOnTheFixture is `gate.sh --self-test` over a repository
 // whose contract is whole: every check has its line and passes.
 func TestCheckPassesOnTheFixture(t *testing.T) {
+	t.Parallel() // its own repository; its time is git's processes
 	out, err := runCheckCLI(t, checkRepo(t, nil))
 	if err != nil {
 		t.Fatalf("perfgate check: %v\n%s", err, out)
@@ -260,6 +261,7 @@ func TestCheckNamesEachFault(t *testing.T) {
 // (which plain contract.InCommit would not pick) and is checked as the
 // head's gate file over its tree; prepare then builds that same base.
 func TestCheckResolvesBasesAsPrepareDoes(t *testing.T) {
+	t.Parallel() // its own repository; its time is git's processes
 	files := checkFixture(t)
 	r := gittest.New(t)
 	r.Commit("v0.1.0: the service alone", map[string]string{"svc.sh": files["svc.sh"]})
@@ -333,6 +335,7 @@ func TestCheckResolvesBasesAsPrepareDoes(t *testing.T) {
 // TestCheckPassesOnTheDemoRepository checks the repository perfgate demo
 // builds (internal/demo), with its compose dependency and without one.
 func TestCheckPassesOnTheDemoRepository(t *testing.T) {
+	t.Parallel() // its own repository; its time is git's processes
 	// The arms' builds copy this binary; check builds nothing, so any
 	// path does, and this test's own is at hand.
 	self, err := os.Executable()
@@ -375,6 +378,7 @@ func TestCheckPassesOnTheDemoRepository(t *testing.T) {
 // has no base to diff the compose files with; the head's are still read
 // and a fault in them named on its line.
 func TestCheckReadsTheHeadsComposeWithoutABase(t *testing.T) {
+	t.Parallel() // its own repository; its time is git's processes
 	cases := []struct {
 		name, old, new string
 		want           string // "" passes
