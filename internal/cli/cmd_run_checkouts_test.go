@@ -178,7 +178,7 @@ func TestMeasuredRunsOfCheckoutsThatShareAFolderName(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			runs[i] = passingRun(ctx, bin, r.Dir)
+			runs[i] = passingRun(t, ctx, bin, r.Dir)
 			for _, at := range runs[i] {
 				addRun(at.runID)
 			}
@@ -300,7 +300,7 @@ type attempt struct {
 // shared runner stalled: two runs and their compose CLIs on two shared
 // cores) says nothing about the code and runs again, as the product's retry
 // rule does; every attempt is returned, the last one last.
-func passingRun(ctx context.Context, bin, dir string) []attempt {
+func passingRun(t *testing.T, ctx context.Context, bin, dir string) []attempt {
 	var out []attempt
 	for range 4 {
 		// The last link of this test's chain (prepare, the killed run,
@@ -322,6 +322,7 @@ func passingRun(ctx context.Context, bin, dir string) []attempt {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(a.stderr, "cannot judge") {
 			break
 		}
+		testslot.Retry(t, fmt.Sprintf("a run in %s cannot be judged (%s); running again", dir, lastLine(a.stderr)))
 	}
 	return out
 }

@@ -90,15 +90,28 @@ func demoRunHolding(t *testing.T, hold func(testing.TB) func(), bin string, env 
 		// one more run (an A/A false alarm at 2 pairs is bench/power's
 		// rate, not this test's subject); a second failure stands.
 		if code == 1 && attempt == 1 && slices.Contains(args, "--no-regression") {
-			t.Logf("attempt %d: the demo without its regression failed; running once more:\n%s", attempt, stderr.String())
+			testslot.Retry(t, fmt.Sprintf("attempt %d: the demo without its regression failed (%s); running once more", attempt, verdictLine(stderr.String())))
+			t.Logf("attempt %d:\n%s", attempt, stderr.String())
 			continue
 		}
 		if code != exit.CannotJudge || !strings.Contains(stderr.String(), "cannot judge") {
 			break
 		}
+		testslot.Retry(t, fmt.Sprintf("attempt %d cannot be judged (%s); running again", attempt, verdictLine(stderr.String())))
 		t.Logf("cannot judge, run again:\n%s", lastLines(stderr.String(), 8))
 	}
 	return code, stdout.String(), stderr.String()
+}
+
+// verdictLine is the demo's verdict line ("perfgate: regression: ...",
+// "perfgate: cannot judge: ..."), or its last line when it has none.
+func verdictLine(stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "perfgate: regression") || strings.HasPrefix(l, "perfgate: cannot judge") {
+			return l
+		}
+	}
+	return lastLines(stderr, 1)
 }
 
 func lastLines(s string, n int) string {

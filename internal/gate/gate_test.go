@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,13 +76,13 @@ func gateRun(t *testing.T, p *plan.Plan, base, head ArmSpec, store bool) judge.V
 		v = gateOnce(t, p, base, head, store)
 		if v.Code == judge.Regression && expectPass(t) && alarms == 0 {
 			alarms++
-			t.Logf("attempt %d: a regression in a gate that should pass: %q; running once more", attempt, v.Failures)
+			testslot.Retry(t, fmt.Sprintf("attempt %d: a regression in a gate that should pass: %q; running once more", attempt, v.Failures))
 			continue
 		}
 		if v.Code != judge.CannotJudge || expectCannotJudge(t) {
 			return v
 		}
-		t.Logf("attempt %d cannot be judged: %q; running again", attempt, v.CannotJudge)
+		testslot.Retry(t, fmt.Sprintf("attempt %d cannot be judged: %q; running again", attempt, v.CannotJudge))
 	}
 	return v
 }

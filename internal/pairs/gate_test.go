@@ -68,7 +68,7 @@ func onceMoreAfterAlarm(t *testing.T, v judge.Verdict, alarmed *bool) bool {
 		return false
 	}
 	*alarmed = true
-	t.Logf("an A/A gate alarmed: %q; running it once more", v.Failures)
+	testslot.Retry(t, fmt.Sprintf("an A/A gate alarmed: %q; running it once more", v.Failures))
 	return true
 }
 
@@ -156,14 +156,14 @@ func TestMeasuredThresholdFails(t *testing.T) {
 		v = runGate(t, shortGate+"\n[[threshold]]\ngroup = \"hello\"\nmetric = \"p50\"\nbelow = \"5ms\"\n",
 			[]string{"--latency", "20ms"}, []string{"--latency", "20ms"})
 		if len(v.CannotJudge) > 0 {
-			t.Logf("attempt %d cannot be judged: %q", attempt, v.CannotJudge)
+			testslot.Retry(t, fmt.Sprintf("attempt %d cannot be judged: %q", attempt, v.CannotJudge))
 			continue
 		}
 		if failedMetrics(v) == "" || alarmed {
 			break
 		}
 		alarmed = true
-		t.Logf("attempt %d: an A/A gate alarmed on %s; running it once more", attempt, failedMetrics(v))
+		testslot.Retry(t, fmt.Sprintf("attempt %d: an A/A gate alarmed on %s; running it once more", attempt, failedMetrics(v)))
 	}
 	if v.Code != judge.Regression || len(v.Thresholds) != 1 || !v.Thresholds[0].Fail {
 		t.Fatalf("code %v thresholds %+v failures %q cannot %q, want a regression from the threshold", v.Code, v.Thresholds, v.Failures, v.CannotJudge)

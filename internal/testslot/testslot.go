@@ -295,15 +295,37 @@ func hold(t testing.TB, long bool) (release func()) {
 
 // LogEnv names a file that every hold, at its release, appends a line to:
 // the test's name, how long it waited and how long it held its slot, in
-// seconds, and when it released it (Unix seconds), tab-separated.
+// seconds, and when it released it (Unix seconds), tab-separated; and
+// every Retry a line of its own.
 // .ci/test sets it and prints the longest holds after the measured phase:
 // that phase's wall time is its slot-seconds over its slots where the
 // slots never sat free, and the release times say when they did.
 const LogEnv = "PERFGATE_TEST_SLOT_LOG"
 
-// record appends one hold to LogEnv's file, if it is set. A line under
-// PIPE_BUF written with O_APPEND lands whole beside other processes'.
+// record appends one hold to LogEnv's file, if it is set.
 func record(name string, waited, held time.Duration) {
+	appendLog(fmt.Sprintf("%s\t%.2f\t%.2f\t%.2f\n", name, waited.Seconds(), held.Seconds(), float64(time.Now().UnixMilli())/1000))
+}
+
+// Retry notes in LogEnv's file that t runs its gate again and why (the
+// first line of why, at most 300 bytes): a line "name<TAB>again<TAB>why".
+// A passing test's own log is not printed by a run without -v, so
+// without it a green run's repeated holds said whose they were but not
+// why, and an A/A alarm at two pairs that came back now and then left no
+// trace of which metric alarmed.
+func Retry(t testing.TB, why string) {
+	t.Helper()
+	why, _, _ = strings.Cut(why, "\n")
+	if len(why) > 300 {
+		why = why[:300]
+	}
+	t.Logf("testslot: running again: %s", why)
+	appendLog(fmt.Sprintf("%s\tagain\t%s\n", t.Name(), strings.ReplaceAll(why, "\t", " ")))
+}
+
+// appendLog appends line to LogEnv's file, if it is set. A line under
+// PIPE_BUF written with O_APPEND lands whole beside other processes'.
+func appendLog(line string) {
 	path := os.Getenv(LogEnv)
 	if path == "" {
 		return
@@ -313,5 +335,5 @@ func record(name string, waited, held time.Duration) {
 		return // a record of timings is not worth failing a test over
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "%s\t%.2f\t%.2f\t%.2f\n", name, waited.Seconds(), held.Seconds(), float64(time.Now().UnixMilli())/1000)
+	f.WriteString(line)
 }

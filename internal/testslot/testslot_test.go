@@ -193,14 +193,19 @@ func TestHoldsAreLogged(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	release()
 	release()
+	Retry(&named{TB: t, name: "TestMeasuredThree"}, "perfgate: regression: p50.create: the head is worse\tby 12 %\nmore lines")
 	b, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 3 {
-		t.Fatalf("%d lines logged, want 3:\n%s", len(lines), b)
+	if len(lines) != 4 {
+		t.Fatalf("%d lines logged, want 4:\n%s", len(lines), b)
 	}
+	if want := "TestMeasuredThree\tagain\tperfgate: regression: p50.create: the head is worse by 12 %"; lines[3] != want {
+		t.Errorf("the retry's line is %q, want %q: its first line, its tabs made spaces", lines[3], want)
+	}
+	lines = lines[:3]
 	for i, want := range []string{"TestMeasuredOne", "TestMeasuredTwo/sub", "TestMeasuredThree/chain"} {
 		f := strings.Split(lines[i], "\t")
 		if len(f) != 4 || f[0] != want {
