@@ -58,14 +58,25 @@ func AcquireLong(ctx context.Context, name string) (release func(), err error) {
 	if err != nil || name == "" {
 		return free, err
 	}
+	return recorded(name, asked, free, nil), nil
+}
+
+// recorded wraps free, a hold's release taken after waiting since asked:
+// its first call frees the slots, records the hold as name (LogEnv) and
+// hands its length to then (when not nil); later calls do nothing.
+func recorded(name string, asked time.Time, free func(), then func(held time.Duration)) func() {
 	got := time.Now()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			free()
-			record(name, got.Sub(asked), time.Since(got))
+			held := time.Since(got)
+			if then != nil {
+				then(held)
+			}
+			record(name, got.Sub(asked), held)
 		})
-	}, nil
+	}
 }
 
 func acquire(ctx context.Context, long bool) (release func(), err error) {
@@ -222,18 +233,15 @@ func HoldAll(t testing.TB) (release func()) {
 		}
 		frees = append(frees, free)
 	}
-	got := time.Now()
-	t.Logf("testslot: waited %s for all %d slots", got.Sub(asked).Round(time.Millisecond), len(frees))
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			for _, f := range frees {
-				f()
-			}
-			t.Logf("testslot: held all slots %s", time.Since(got).Round(time.Millisecond))
-			record(fmt.Sprintf("%s (all %d slots)", t.Name(), len(frees)), got.Sub(asked), time.Since(got))
-		})
+	t.Logf("testslot: waited %s for all %d slots", time.Since(asked).Round(time.Millisecond), len(frees))
+	freeAll := func() {
+		for _, f := range frees {
+			f()
+		}
 	}
+	return recorded(fmt.Sprintf("%s (all %d slots)", t.Name(), len(frees)), asked, freeAll, func(held time.Duration) {
+		t.Logf("testslot: held all slots %s", held.Round(time.Millisecond))
+	})
 }
 
 // checkName fails t unless its name is a measured test's.
@@ -281,16 +289,10 @@ func hold(t testing.TB, long bool) (release func()) {
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
-	got := time.Now()
-	t.Logf("testslot: waited %s for a slot", got.Sub(asked).Round(time.Millisecond))
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			free()
-			t.Logf("testslot: held the slot %s", time.Since(got).Round(time.Millisecond))
-			record(t.Name(), got.Sub(asked), time.Since(got))
-		})
-	}
+	t.Logf("testslot: waited %s for a slot", time.Since(asked).Round(time.Millisecond))
+	return recorded(t.Name(), asked, free, func(held time.Duration) {
+		t.Logf("testslot: held the slot %s", held.Round(time.Millisecond))
+	})
 }
 
 // LogEnv names a file that every hold, at its release, appends a line to:
@@ -317,7 +319,7 @@ func Retry(t testing.TB, why string) {
 	t.Helper()
 	why, _, _ = strings.Cut(why, "\n")
 	if len(why) > 300 {
-		why = why[:300]
+		why = strings.ToValidUTF8(why[:300], "") // not half a character
 	}
 	t.Logf("testslot: running again: %s", why)
 	appendLog(fmt.Sprintf("%s\tagain\t%s\n", t.Name(), strings.ReplaceAll(why, "\t", " ")))
