@@ -11,7 +11,11 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
+// Each arm's tree is its own (its process group, its cookie), so the cases
+// run in parallel: a crowded machine moves only how long Stop takes, which
+// the graces below allow for.
 func TestStopLeavesNothingRunning(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		script   string
@@ -31,6 +35,7 @@ func TestStopLeavesNothingRunning(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			// A tree that ends on SIGTERM gets a grace far longer than a
 			// crowded machine's scheduling delays (a clean tree once took
 			// 782 ms to end under the race detector beside the suite), so
@@ -83,6 +88,7 @@ func TestStopLeavesNothingRunning(t *testing.T) {
 }
 
 func TestUnexpectedExitWhileRunning(t *testing.T) {
+	t.Parallel()
 	a := startArm(t, Spec{Name: "head", Command: []string{"sh", "-c", "echo up; sleep 0.3; echo dying of a bug; exit 4"}})
 	select {
 	case <-a.Done():
@@ -96,6 +102,7 @@ func TestUnexpectedExitWhileRunning(t *testing.T) {
 }
 
 func TestContextEndStopsArm(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a, err := Start(ctx, Spec{Name: "head", Command: []string{"sh", "-c", "echo child started; exec sleep 300"},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -67,7 +68,7 @@ func TestMeasuredRunJudgesWithTheStricterPlan(t *testing.T) {
 				if exit.Code(err) != exit.CannotJudge || !strings.Contains(err.Error(), "cannot judge") {
 					break
 				}
-				t.Logf("attempt %d: %v", attempt, err)
+				testslot.Retry(t, fmt.Sprintf("attempt %d cannot be judged: %v", attempt, err))
 			}
 			if code := exit.Code(err); code != exit.Regression {
 				t.Fatalf("perfgate run: exit %d (%v), want 1\n%s\n%s", code, err, stdout, stderr)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/internal/exampleservice"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/testslot"
+	"github.com/perfgate/perfgate/internal/testtier"
 )
 
 // useExampled builds the example service once for the test binary and
@@ -77,6 +79,8 @@ expect = 200
 // busy machine's scatter can hide 50 %) and fails naming p50.
 func TestMeasuredRunOverPreparedArms(t *testing.T) {
 	t.Parallel()
+	// Before the repository and prepare: the short tier skips it at once.
+	testtier.Heavy(t, testtier.Gate)
 	useExampled(t)
 	r := gittest.New(t)
 	r.Git("checkout", "-q", "-b", "main")
@@ -100,7 +104,7 @@ func TestMeasuredRunOverPreparedArms(t *testing.T) {
 		if exit.Code(err) != exit.CannotJudge || !strings.Contains(err.Error(), "cannot judge") {
 			break
 		}
-		t.Logf("attempt %d: %v", attempt, err)
+		testslot.Retry(t, fmt.Sprintf("attempt %d cannot be judged: %v", attempt, err))
 	}
 	if code := exit.Code(err); code != exit.Regression {
 		t.Fatalf("perfgate run: exit %d (%v), want 1\n%s\n%s", code, err, stdout, stderr)

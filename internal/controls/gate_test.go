@@ -158,9 +158,10 @@ func runGate(t *testing.T, p *plan.Plan, base, head gate.ArmSpec, attempts int) 
 			t.Fatal(err)
 		}
 		t.Logf("verdict %s; failures %q; cannot judge %q; notes %q", rep.Verdict.Word(), rep.Verdict.Failures, rep.Verdict.CannotJudge, rep.Verdict.Notes)
-		if !loadNoise(rep.Verdict) {
+		if !loadNoise(rep.Verdict) || attempt == attempts {
 			break
 		}
+		testslot.Retry(t, fmt.Sprintf("attempt %d: the load phases decided alone (failures %q, cannot judge %q); running again", attempt, rep.Verdict.Failures, rep.Verdict.CannotJudge))
 	}
 	return rep, out
 }

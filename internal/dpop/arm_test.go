@@ -163,6 +163,7 @@ func TestMeasuredArmsVerifyEveryProof(t *testing.T) {
 // TestLoadCommandSendsProofs is perfgate load with a DPoP plan against the
 // same verifying server, in this process.
 func TestLoadCommandSendsProofs(t *testing.T) {
+	t.Parallel()
 	planPath, keyPath := dpopPlanDir(t)
 	key, err := dpop.ReadKey(keyPath)
 	if err != nil {

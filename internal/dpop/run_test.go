@@ -60,6 +60,7 @@ expect = 200
 // server that checks every proof as a resource server does: signature by
 // the plan's key, htm, htu, a jti never repeated, iat fresh and ath.
 func TestEveryProofVerifies(t *testing.T) {
+	t.Parallel()
 	key, keyPath := newKey(t)
 	dir := t.TempDir()
 	planPath := filepath.Join(dir, "plan.toml")

@@ -111,6 +111,7 @@ func TestStatusOverride(t *testing.T) {
 }
 
 func TestStall(t *testing.T) {
+	t.Parallel()
 	r := run(t, "--stall", "250ms", "--stall-every", "500ms")
 	// Over 1.5 s at least two stalls open; a request arriving in one waits
 	// for its end.

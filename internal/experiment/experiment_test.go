@@ -2,6 +2,7 @@ package experiment_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -139,7 +140,7 @@ func kneeRun(t *testing.T, cfg target.Config, planText string, scrape time.Durat
 		if d >= 0.9*cfg.Capacity() && lag <= 0.2*service && late <= experiment.KneeClimb*service || attempt == 3 {
 			return srv, rep
 		}
-		t.Logf("run %d: the machine starved the pool (it delivered %.1f/s of W/S = %.0f; its p95 where nothing queues %.1f ms for a %.0f ms service) or the clients (up to %.1f ms between the server's p95 and theirs): running again", attempt, d, cfg.Capacity(), late, service, lag)
+		testslot.Retry(t, fmt.Sprintf("run %d: the machine starved the pool (it delivered %.1f/s of W/S = %.0f; its p95 where nothing queues %.1f ms for a %.0f ms service) or the clients (up to %.1f ms between the server's p95 and theirs): running again", attempt, d, cfg.Capacity(), late, service, lag))
 	}
 }
 
@@ -306,7 +307,9 @@ stage = "1s"
 
 func TestPlateauMemoryFromTheTargetProcess(t *testing.T) {
 	// The target runs in this test's own process: its memory is sampled
-	// each second beside the scraped gauges and read for the plateau.
+	// each second beside the scraped gauges and read for the plateau,
+	// which must read the growth, whatever the parallel tests allocate.
+	t.Parallel()
 	url := targettest.Start(t, target.Config{Workers: 8, Service: time.Millisecond})
 	p := parsePlan(t, `model = "open"
 warmup = "200ms"

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/load/loadtest"
+	"github.com/perfgate/perfgate/internal/testtier"
 
 	"github.com/perfgate/perfgate/internal/load"
 )
@@ -148,8 +149,12 @@ func TestLoopLargeAnswers(t *testing.T) {
 	}
 }
 
-// The loop borrows a P while it runs and gives it back.
+// The loop borrows a P while it runs and gives it back. The process is
+// the test's own: a loop in a parallel test would borrow one too.
 func TestLoopRestoresGOMAXPROCS(t *testing.T) {
+	if !testtier.OwnProcess(t) {
+		return
+	}
 	before := runtime.GOMAXPROCS(0)
 	target := rawServer(t, "HTTP/1.1 204 No Content\r\n\r\n")
 	src, groups := getSource("g")
@@ -169,8 +174,12 @@ func TestLoopRestoresGOMAXPROCS(t *testing.T) {
 // allocates once (its histograms, its connections and the test server's
 // goroutines for them) is taken out by comparing a short run with a long one;
 // connections are capped so that a longer run's deeper queue at some hiccup
-// does not open more of them than the short run did.
+// does not open more of them than the short run did. The process is the
+// test's own, so the counts are this loop's alone.
 func TestLoopAllocatesNothingPerRequest(t *testing.T) {
+	if !testtier.OwnProcess(t) {
+		return
+	}
 	target := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 	src, groups := getSource("g")
 	measure := func(d time.Duration) (mallocs, bytes, requests int64) {

@@ -64,6 +64,7 @@ func TestSettings(t *testing.T) {
 
 // TestRun drives a real HTTP server and passes.
 func TestRun(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	t.Cleanup(srv.Close)
 	var out bytes.Buffer

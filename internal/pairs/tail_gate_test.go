@@ -1,10 +1,12 @@
 package pairs_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/judge"
+	"github.com/perfgate/perfgate/internal/testslot"
 )
 
 // tailGatePlan is a gate the suite's 2 cores carry beside its other test
@@ -64,6 +66,7 @@ func TestMeasuredTailJudgedPooled(t *testing.T) {
 			if len(v.CannotJudge) == 0 {
 				break
 			}
+			testslot.Retry(t, fmt.Sprintf("attempt %d cannot be judged: %q", attempt, v.CannotJudge))
 		}
 		return v
 	}

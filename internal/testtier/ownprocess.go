@@ -1,0 +1,84 @@
+package testtier
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// aloneEnv names the test a child process of the test binary runs for
+// OwnProcess.
+const aloneEnv = "PERFGATE_TEST_OWN_PROCESS"
+
+// OwnProcess runs the top-level test t in a process of its own, a child
+// of the test binary running only t, in parallel with the binary's other
+// tests, and reports whether the caller is that child: the test's body
+// goes on only where it returns true.
+//
+//	if !testtier.OwnProcess(t) {
+//		return
+//	}
+//
+// It is for a test that needs the process to itself but not the machine:
+// it sets GOMAXPROCS or an open-file limit, or counts the process's
+// allocations. Such a test was serial, and a binary's serial tests run
+// one after another before any parallel one: internal/load's held one of
+// `go test`'s two runs for their sum, mostly asleep on timers. A test
+// that needs the cores themselves quiet (one that times a pool's pace)
+// must stay serial: its child would share them with the parallel tests.
+//
+// The child's output is the parent's log (seen with -v or on failure); a
+// child that fails fails t with it, and one that skips skips t. The
+// child's coverage is not merged into the parent's.
+func OwnProcess(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(aloneEnv) == t.Name() {
+		return true
+	}
+	if strings.Contains(t.Name(), "/") {
+		t.Fatalf("testtier.OwnProcess: %s is a subtest; only a top-level test can run alone in a child (go test -run splits its pattern at /)", t.Name())
+	}
+	t.Parallel()
+	args := []string{"-test.run", "^" + regexp.QuoteMeta(t.Name()) + "$", "-test.count", "1", "-test.v"}
+	if testing.Short() {
+		args = append(args, "-test.short")
+	}
+	if d, ok := t.Deadline(); ok {
+		args = append(args, "-test.timeout", time.Until(d).Round(time.Second).String())
+	}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), aloneEnv+"="+t.Name())
+	// A child the test's own deadline panics still prints its stacks and
+	// exits; this bounds only a child that hung past that.
+	cmd.WaitDelay = 10 * time.Second
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("in a process of its own (%s):\n%s", time.Since(start).Round(time.Millisecond), out)
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		t.Fatalf("%s failed in its own process (%v): its output is above", t.Name(), err)
+	case err != nil:
+		t.Fatalf("running %s in its own process: %v", t.Name(), err)
+	case strings.Contains(string(out), "--- SKIP: "+t.Name()+" "):
+		t.Skip(skipReason(string(out), t.Name()))
+	case !strings.Contains(string(out), "--- PASS: "+t.Name()+" "):
+		// -test.run matched nothing (a test renamed under a stale name
+		// is a test that silently does not run).
+		t.Fatalf("the child ran for %s printed no PASS line for it: its output is above", t.Name())
+	}
+	return false
+}
+
+// skipReason is what the child's t.Skip said, the lines between its RUN
+// and SKIP lines.
+func skipReason(out, name string) string {
+	_, after, _ := strings.Cut(out, "=== RUN   "+name+"\n")
+	before, _, _ := strings.Cut(after, "--- SKIP: "+name)
+	return fmt.Sprintf("in its own process: %s", strings.TrimSpace(before))
+}
