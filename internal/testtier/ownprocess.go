@@ -16,9 +16,10 @@ import (
 const aloneEnv = "PERFGATE_TEST_OWN_PROCESS"
 
 // OwnProcess runs the top-level test t in a process of its own, a child
-// of the test binary running only t, in parallel with the binary's other
-// tests, and reports whether the caller is that child: the test's body
-// goes on only where it returns true.
+// of the test binary running only t, and reports whether the caller is
+// that child: the test's body goes on only where it returns true. In the
+// short tier without the race detector the child runs in parallel with
+// the binary's other tests; elsewhere t stays serial.
 //
 //	if !testtier.OwnProcess(t) {
 //		return
@@ -31,6 +32,12 @@ const aloneEnv = "PERFGATE_TEST_OWN_PROCESS"
 // `go test`'s two runs for their sum, mostly asleep on timers. A test
 // that needs the cores themselves quiet (one that times a pool's pace)
 // must stay serial: its child would share them with the parallel tests.
+// Under the race detector a child's loop computes several times as much,
+// and in the full suite (raced, beside two other raced binaries) a child
+// counting a 5,000-a-second loop's allocations beside the parallel tests
+// started a throttled client 73 ms late (run 141): there, as under
+// go test -race -short, the child runs while nothing else in the binary
+// does.
 //
 // The child's output is the parent's log (seen with -v or on failure); a
 // child that fails fails t with it, and one that skips skips t. The
@@ -43,7 +50,9 @@ func OwnProcess(t *testing.T) bool {
 	if strings.Contains(t.Name(), "/") {
 		t.Fatalf("testtier.OwnProcess: %s is a subtest; only a top-level test can run alone in a child (go test -run splits its pattern at /)", t.Name())
 	}
-	t.Parallel()
+	if testing.Short() && !raceDetector {
+		t.Parallel()
+	}
 	args := []string{"-test.run", "^" + regexp.QuoteMeta(t.Name()) + "$", "-test.count", "1", "-test.v"}
 	if testing.Short() {
 		args = append(args, "-test.short")
