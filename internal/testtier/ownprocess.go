@@ -40,8 +40,10 @@ const aloneEnv = "PERFGATE_TEST_OWN_PROCESS"
 // does.
 //
 // The child's output is the parent's log (seen with -v or on failure); a
-// child that fails fails t with it, and one that skips skips t. The
-// child's coverage is not merged into the parent's.
+// child that fails fails t with it. One that skips skips t in the short
+// tier, the only tier that may skip; in the full suite a skip there is a
+// test that did not run, and fails t. The child's coverage is not merged
+// into the parent's.
 func OwnProcess(t *testing.T) bool {
 	t.Helper()
 	if os.Getenv(aloneEnv) == t.Name() {
@@ -62,8 +64,9 @@ func OwnProcess(t *testing.T) bool {
 	}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), aloneEnv+"="+t.Name())
-	// A child the test's own deadline panics still prints its stacks and
-	// exits; this bounds only a child that hung past that.
+	// The child's own -test.timeout ends a hung child; this bounds the
+	// wait for its output after it exits, which a process it started
+	// and left running would otherwise hold open.
 	cmd.WaitDelay = 10 * time.Second
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -74,8 +77,10 @@ func OwnProcess(t *testing.T) bool {
 		t.Fatalf("%s failed in its own process (%v): its output is above", t.Name(), err)
 	case err != nil:
 		t.Fatalf("running %s in its own process: %v", t.Name(), err)
-	case strings.Contains(string(out), "--- SKIP: "+t.Name()+" "):
+	case strings.Contains(string(out), "--- SKIP: "+t.Name()+" ") && testing.Short():
 		t.Skip(skipReason(string(out), t.Name()))
+	case strings.Contains(string(out), "--- SKIP: "+t.Name()+" "):
+		t.Fatalf("%s skipped in its own process outside the short tier (%s): the full suite runs every test", t.Name(), skipReason(string(out), t.Name()))
 	case !strings.Contains(string(out), "--- PASS: "+t.Name()+" "):
 		// -test.run matched nothing (a test renamed under a stale name
 		// is a test that silently does not run).

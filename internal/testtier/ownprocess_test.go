@@ -22,6 +22,8 @@ func TestOwnProcessFixture(t *testing.T) {
 	case "fail":
 		t.Fatal("the fixture fails as asked")
 	case "skip":
+		// Only TestOwnProcessReportsTheChild asks for it, in the short
+		// tier and out of it, to see the parent relay or refuse the skip.
 		t.Skip("the fixture skips as asked")
 	}
 	self, err := os.Executable()
@@ -46,16 +48,19 @@ func TestOwnProcessReportsTheChild(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		mode   string
+		short  bool
 		failed bool
 		want   []string
 	}{
-		{"", false, []string{"--- PASS: TestOwnProcessFixture"}},
-		{"fail", true, []string{"the fixture fails as asked", "TestOwnProcessFixture failed in its own process", "--- FAIL: TestOwnProcessFixture"}},
-		{"skip", false, []string{"--- SKIP: TestOwnProcessFixture", "in its own process: ", "the fixture skips as asked"}},
+		{"", false, false, []string{"--- PASS: TestOwnProcessFixture"}},
+		{"fail", false, true, []string{"the fixture fails as asked", "TestOwnProcessFixture failed in its own process", "--- FAIL: TestOwnProcessFixture"}},
+		{"skip", true, false, []string{"--- SKIP: TestOwnProcessFixture", "in its own process: ", "the fixture skips as asked"}},
+		// Outside the short tier a skip is a test that did not run.
+		{"skip", false, true, []string{"skipped in its own process outside the short tier", "the fixture skips as asked", "--- FAIL: TestOwnProcessFixture"}},
 	} {
-		t.Run("mode "+tc.mode, func(t *testing.T) {
+		t.Run(fmt.Sprintf("mode %s short %v", tc.mode, tc.short), func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command(os.Args[0], "-test.run", "^TestOwnProcessFixture$", "-test.v", "-test.count", "1")
+			cmd := exec.Command(os.Args[0], "-test.run", "^TestOwnProcessFixture$", "-test.v", "-test.count", "1", fmt.Sprintf("-test.short=%v", tc.short))
 			cmd.Env = append(os.Environ(), fixtureEnv+"="+tc.mode)
 			out, err := cmd.CombinedOutput()
 			if (err != nil) != tc.failed {
