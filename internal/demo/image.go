@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/scratchimage"
 )
 
 // DockerReady says why no docker engine can run the dependency ("" when
@@ -37,39 +38,26 @@ func DockerReady(ctx context.Context) string {
 // built it, so a later demo removes what a killed one left.
 const OwnerLabel = "perfgate.demo.owner"
 
-// BuildImage builds the dependency's image FROM scratch around the perfgate
-// binary, tagged with this process's id so two demos never share one, and
-// labelled with owner. A binary linked against the C library (go run's
-// default with cgo) brings its loader and libraries along, as ldd names
-// them.
+// BuildImage makes the dependency's image, FROM scratch around the perfgate
+// binary (internal/scratchimage: one docker import, no build steps another
+// demo's teardown could cut), tagged with this process's id so two demos
+// never share one, and labelled with owner. A binary linked against the C
+// library (go run's default with cgo) brings its loader and libraries
+// along, as ldd names them.
 func BuildImage(ctx context.Context, binary, owner string) (tag string, remove func() error, err error) {
-	dir, err := os.MkdirTemp("", "perfgate-demo-image-")
-	if err != nil {
-		return "", nil, fmt.Errorf("demo: building the dependency's image: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	copies := []string{"COPY perfgate /perfgate"}
-	if err := copyFile(binary, filepath.Join(dir, "perfgate"), 0o755); err != nil {
-		return "", nil, err
-	}
+	files := []scratchimage.File{{Path: "/perfgate", From: binary, Mode: 0o755}}
 	libs, err := sharedLibraries(ctx, binary)
 	if err != nil {
 		return "", nil, err
 	}
-	for i, lib := range libs {
-		name := "lib" + strconv.Itoa(i)
-		if err := copyFile(lib, filepath.Join(dir, name), 0o755); err != nil {
-			return "", nil, err
-		}
-		copies = append(copies, "COPY "+name+" "+lib)
-	}
-	dockerfile := "FROM scratch\n" + strings.Join(copies, "\n") + "\nENTRYPOINT [\"/perfgate\"]\n"
-	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(dockerfile), 0o644); err != nil {
-		return "", nil, fmt.Errorf("demo: building the dependency's image: %w", err)
+	for _, lib := range libs {
+		files = append(files, scratchimage.File{Path: lib, From: lib, Mode: 0o755})
 	}
 	tag = "perfgate-demo-dependency:" + strconv.Itoa(os.Getpid())
-	if out, err := exec.CommandContext(ctx, "docker", "build", "-q", "--label", OwnerLabel+"="+owner, "-t", tag, dir).CombinedOutput(); err != nil {
-		return "", nil, fmt.Errorf("demo: docker build of the dependency's image: %s", firstLine(out, err))
+	if err := scratchimage.Import(ctx, scratchimage.Options{
+		Tag: tag, Files: files, Entrypoint: []string{"/perfgate"}, Labels: map[string]string{OwnerLabel: owner},
+	}); err != nil {
+		return "", nil, fmt.Errorf("demo: the dependency's image: %w", err)
 	}
 	remove = func() error {
 		out, err := exec.Command("docker", "rmi", "-f", tag).CombinedOutput()
@@ -145,17 +133,6 @@ func sharedLibraries(ctx context.Context, binary string) ([]string, error) {
 		}
 	}
 	return libs, nil
-}
-
-func copyFile(from, to string, mode os.FileMode) error {
-	b, err := os.ReadFile(from)
-	if err != nil {
-		return fmt.Errorf("demo: copying %s into the image: %w", from, err)
-	}
-	if err := os.WriteFile(to, b, mode); err != nil {
-		return fmt.Errorf("demo: copying %s into the image: %w", from, err)
-	}
-	return nil
 }
 
 func firstLine(out []byte, err error) string {

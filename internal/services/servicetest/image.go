@@ -1,10 +1,11 @@
-// Package servicetest builds the one image the services tests run: the echo
+// Package servicetest makes the one image the services tests run: the echo
 // server from a static Go binary in a FROM scratch image, since this machine
 // has no image registry to pull from.
 package servicetest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/perfgate/perfgate/internal/scratchimage"
 	"github.com/perfgate/perfgate/internal/testtier"
 )
 
@@ -63,14 +65,15 @@ func build() (string, error) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build of the echo server: %v: %s", err, out)
 	}
-	dockerfile := "FROM scratch\nCOPY echo /echo\nENTRYPOINT [\"/echo\"]\n"
-	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(dockerfile), 0o644); err != nil {
-		return "", err
-	}
+	// One docker import, not a docker build: every test binary that runs
+	// the services' tests makes this image of the same bytes, and with the
+	// build cache's shared step images one binary's Cleanup could cut
+	// another's build (internal/scratchimage).
 	tag := fmt.Sprintf("perfgate-services-test:%d", os.Getpid())
-	out, err := exec.Command("docker", "build", "-q", "-t", tag, dir).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("docker build: %v: %s", err, strings.TrimSpace(string(out)))
+	if err := scratchimage.Import(context.Background(), scratchimage.Options{
+		Tag: tag, Files: []scratchimage.File{{Path: "/echo", From: filepath.Join(dir, "echo"), Mode: 0o755}}, Entrypoint: []string{"/echo"},
+	}); err != nil {
+		return "", err
 	}
 	return tag, nil
 }
