@@ -86,8 +86,9 @@ func Import(ctx context.Context, o Options) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("making the image %s: starting docker import: %w", o.Tag, err)
 	}
-	// The writer ends before Wait returns: closing the pipe with its error
-	// ends docker's read, and a docker that exits early fails the write.
+	// The writer closes the pipe with its error, which ends docker's read;
+	// if docker exits first, the pipe is closed below and the writer ends
+	// on that. Its error is read after Wait either way.
 	werr := make(chan error, 1)
 	go func() {
 		err := writeTar(pw, o.Files)
