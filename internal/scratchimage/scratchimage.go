@@ -5,12 +5,14 @@
 // Not `docker build`: the legacy builder, the only one a docker engine
 // without buildx has, commits an image per Dockerfile step and takes a
 // step from its cache when another build made the same one. Two demos, or
-// two test binaries, build the same binary's image; one's `docker rmi`
-// prunes the untagged step images its image rests on while the other's
-// build is adding a step to one of them. In a rehearsal (run 148) a demo's
-// build failed so in a second, left a step image behind with its parent
-// gone, and said only the CLI's deprecation banner. An import has no steps
-// and no cache: each image is one layer of its own, made or not made.
+// two test binaries, build the same binary's image, and one's `docker rmi`
+// prunes the untagged step images its image rests on, which the other's
+// build may be adding a step to. In a rehearsal (run 148) a demo's build
+// failed in a second, said only the CLI's deprecation banner and left a
+// step image behind whose parent was gone: the mark of such a prune (a
+// loop of overlapping builds and removals did not reproduce it). An import
+// has no steps and no cache: each image is one layer of its own, made or
+// not made.
 package scratchimage
 
 import (
