@@ -35,7 +35,7 @@ expect = 200
 // The knee tests run as one test, in parallel with each other but beside
 // no other test of the package: each measures a knee, which a test loading
 // the same cores beside it moves (see internal/experiment's knee tests),
-// and their own load is a few clients of sleeping workers, which three of
+// and their own load is a few clients of sleeping workers, which four of
 // them at once leave well alone. One after the other they were a third of
 // the package's time.
 func TestMeasuredExperimentKnees(t *testing.T) {
@@ -47,11 +47,44 @@ func TestMeasuredExperimentKnees(t *testing.T) {
 		{"Command", experimentCommand},
 		{"RepeatSideBySide", experimentRepeatSideBySide},
 		{"PostedTwiceKneeFell", experimentPostedTwiceKneeFell},
+		{"RampWithoutKneeCannotAnswer", experimentRampWithoutKnee},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tc.test(t)
 		})
+	}
+}
+
+// A ramp that ends before the knee says so and exits 2. A false knee
+// needs c=2 to gain under half c=1's throughput while its latency climbs
+// a fifth. With 10 ms of service a loaded machine's scheduling delays (a
+// few ms a request for the client and the server goroutines) did both; at
+// 50 ms, in the middle phase of a rehearsal (the cores 3 % idle, the
+// package's other tests beside it in its process), the workers' 50 ms
+// sleeps still ended 112 ms late at p95, c=2 served 28 answers where 40
+// were due, its p95 read 162 ms, and the ramp found a knee at c=1 (issue
+// 19, run 172). So it runs here, among the knee tests, and reads the
+// median, which a stall of a few answers leaves where it was (a stage of
+// 1 s holds about 20 and 40 answers).
+func experimentRampWithoutKnee(t *testing.T) {
+	url := targettest.Start(t, target.Config{Workers: 8, Service: 50 * time.Millisecond})
+	planPath := writePlan(t, experimentGroups+`
+[experiment]
+model = "closed"
+latency = "p50"
+concurrency = [1, 2]
+warmup = "100ms"
+stage = "1s"
+`)
+	text, err := runCLI(t, context.Background(), "experiment", "--plan", planPath, "--target", url)
+	if exit.Code(err) != 2 {
+		t.Errorf("exit %d (%v), want 2\n%s", exit.Code(err), err, text)
+	}
+	for _, w := range []string{"no knee within the ramp", "extend the ramp"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("output lacks %q:\n%s", w, text)
+		}
 	}
 }
 
@@ -157,18 +190,6 @@ duration = "1s"
 metric = "p95"
 below = "1ms"`, target.Config{Workers: 1, Service: 10 * time.Millisecond},
 			[]string{"threshold (plan line 17): p95 of all groups", "FAIL", "exit 1"}, 1},
-		// A false knee needs c=2 to gain under half c=1's throughput
-		// while its p95 climbs a fifth. With 10 ms of service a loaded
-		// machine's scheduling delays (a few ms a request for the client
-		// and the server goroutines) did both and the case came back 0;
-		// at 50 ms the same delays are a tenth of a request, and a stage
-		// of 1 s holds about 20 and 40 answers, so the doubling is
-		// counted, not sampled from a handful.
-		{"a ramp without a knee cannot answer", `model = "closed"
-concurrency = [1, 2]
-warmup = "100ms"
-stage = "1s"`, target.Config{Workers: 8, Service: 50 * time.Millisecond},
-			[]string{"no knee within the ramp", "extend the ramp"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url := targettest.Start(t, tc.cfg)
