@@ -27,6 +27,18 @@ import (
 // items per answer), its onward read (a token exchanged, cached unless
 // the knob says otherwise) and its hello. The counters, the store-write
 // accounting and both controls are FerroFED's gate's, over this service.
+// controlsPlan's load phases only drive the controls: base and head are
+// one binary, and at 2 pairs of 2 s (10-30 answers a group a phase,
+// medians under a millisecond) their figures move with the scheduler
+// alone. At the default 5 % the A/A failed on p50.onward (+17.8 % and
+// +10.2 %, 0.33 against 0.30 ms, in 2 of 2 pairs) and on p95.create
+// (+83.3 %, 38 against 21 ms: a phase's second slowest create) in runs
+// 171 and 173 of issue 19, where
+// TestMeasuredControlsFailAndHeadPasses needed its third attempt, and a
+// failure in the last attempt fails it. So the medians and CPU are judged
+// at 50 % and the tails only past ten times the base's, as the checkouts
+// test does (internal/cli): a head that breaks still fails on its
+// errors, and the gate's false alarms are bench/power's.
 const controlsPlan = `
 [ab]
 pairs = 2
@@ -34,6 +46,16 @@ warmup = "500ms"
 measure = "2s"
 rate = 30
 idle = "0s"
+
+[tolerance]
+latency = 50
+cpu = 50
+"p95.hello" = 1000
+"p99.hello" = 1000
+"p95.create" = 1000
+"p99.create" = 1000
+"p95.onward" = 1000
+"p99.onward" = 1000
 
 [[group]]
 name = "hello"
