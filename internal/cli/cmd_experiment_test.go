@@ -68,20 +68,25 @@ func TestMeasuredExperimentKnees(t *testing.T) {
 // median, which a stall of a few answers leaves where it was (a stage of
 // 1 s holds about 20 and 40 answers).
 func experimentRampWithoutKnee(t *testing.T) {
-	url := targettest.Start(t, target.Config{Workers: 8, Service: 50 * time.Millisecond})
-	planPath := writePlan(t, experimentGroups+`
-[experiment]
-model = "closed"
+	experimentExits(t, target.Config{Workers: 8, Service: 50 * time.Millisecond}, `model = "closed"
 latency = "p50"
 concurrency = [1, 2]
 warmup = "100ms"
-stage = "1s"
-`)
+stage = "1s"`, 2, "no knee within the ramp", "extend the ramp")
+}
+
+// experimentExits runs perfgate experiment with the [experiment] table
+// exp against a new pool of cfg and wants its exit code and every piece
+// of want in its output.
+func experimentExits(t *testing.T, cfg target.Config, exp string, code int, want ...string) {
+	t.Helper()
+	url := targettest.Start(t, cfg)
+	planPath := writePlan(t, experimentGroups+"\n[experiment]\n"+exp+"\n")
 	text, err := runCLI(t, context.Background(), "experiment", "--plan", planPath, "--target", url)
-	if exit.Code(err) != 2 {
-		t.Errorf("exit %d (%v), want 2\n%s", exit.Code(err), err, text)
+	if exit.Code(err) != code {
+		t.Errorf("exit %d (%v), want %d\n%s", exit.Code(err), err, code, text)
 	}
-	for _, w := range []string{"no knee within the ramp", "extend the ramp"} {
+	for _, w := range want {
 		if !strings.Contains(text, w) {
 			t.Errorf("output lacks %q:\n%s", w, text)
 		}
@@ -192,17 +197,7 @@ below = "1ms"`, target.Config{Workers: 1, Service: 10 * time.Millisecond},
 			[]string{"threshold (plan line 17): p95 of all groups", "FAIL", "exit 1"}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			url := targettest.Start(t, tc.cfg)
-			planPath := writePlan(t, experimentGroups+"\n[experiment]\n"+tc.exp+"\n")
-			text, err := runCLI(t, context.Background(), "experiment", "--plan", planPath, "--target", url)
-			if exit.Code(err) != tc.code {
-				t.Errorf("exit %d (%v), want %d\n%s", exit.Code(err), err, tc.code, text)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(text, w) {
-					t.Errorf("output lacks %q:\n%s", w, text)
-				}
-			}
+			experimentExits(t, tc.cfg, tc.exp, tc.code, tc.want...)
 		})
 	}
 }

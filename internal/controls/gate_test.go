@@ -27,6 +27,7 @@ import (
 // items per answer), its onward read (a token exchanged, cached unless
 // the knob says otherwise) and its hello. The counters, the store-write
 // accounting and both controls are FerroFED's gate's, over this service.
+//
 // controlsPlan's load phases only drive the controls: base and head are
 // one binary, and at 2 pairs of 2 s (10-30 answers a group a phase,
 // medians under a millisecond) their figures move with the scheduler
