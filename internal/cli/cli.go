@@ -13,6 +13,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/perfgate/perfgate/internal/exit"
 )
@@ -27,6 +28,10 @@ type IO struct {
 	// SelfContainer finds the action's own container ("" outside one);
 	// nil asks docker (host.SelfContainerID).
 	SelfContainer func() string
+	// ServiceBackoff is the verdict service client's wait before its
+	// second try at a request, doubling after; 0 keeps the client's own
+	// (client.New). It does not change how many tries it makes.
+	ServiceBackoff time.Duration
 }
 
 // Env returns the value of an environment variable through the injected getter.

@@ -55,6 +55,9 @@ func dialService(sf *serviceFlags, s *IO) (*client.Job, error) {
 	if err != nil {
 		return nil, exit.Refuse(err)
 	}
+	if s.ServiceBackoff > 0 {
+		c.Backoff = s.ServiceBackoff
+	}
 	return &client.Job{URL: sf.url, Client: c, Getenv: s.Env, Out: s.Out, Err: s.Err, Warn: func(format string, a ...any) { warn(s, format, a...) }}, nil
 }
 
