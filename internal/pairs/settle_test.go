@@ -23,7 +23,7 @@ import (
 // counters are read through one Counters query.
 //
 // The two cases run at once, each on databases of its own: most of their
-// 23 s and 12 s is waiting on PostgreSQL's 10 s timer, and one after the
+// 24 s and 13 s is waiting on PostgreSQL's 10 s timer, and one after the
 // other they were the longest test of the suite's first phase (40 s).
 func TestIdleWindowOpensAfterTheCountersSettle(t *testing.T) {
 	p, err := plan.Parse(filepath.Join(t.TempDir(), "plan.toml"), []byte(`
