@@ -224,13 +224,19 @@ func TestClientsStartOnTheRampAndAbortNamesTheClient(t *testing.T) {
 // wakes every timer that late, a client's as much as the probe's. stall is
 // the worst oversleep a probe of the process's timers saw over the run
 // (watchStalls); the 5 ms beyond it is the probe's own 1 ms tick and the
-// wake's work.
+// wake's work. The probe's worst wake and a client's are not the same
+// wake: after a stall every goroutine due in it is runnable at once, and a
+// client's can wait behind a running goroutine for the scheduler's 10 ms
+// time slice (the runtime preempts after 10 ms) where the probe's did not.
+// In the short tier, beside the other packages' tests, two clients started
+// 55 and 57 ms late where the probe saw 47.8 ms.
 func onTheRamp(t *testing.T, m *load.Clients, starts []time.Duration, stall time.Duration) {
 	t.Helper()
+	const timeSlice = 10 * time.Millisecond
 	for i, s := range starts {
 		late := s - m.StartOf(i)
-		if late < -time.Millisecond || (s >= m.StartOf(i+1) && late > stall+5*time.Millisecond) {
-			t.Errorf("client %d started at %s, want from %s, before the next client's start %s (or within the process's worst timer stall, %s)", i, s, m.StartOf(i), m.StartOf(i+1), stall)
+		if late < -time.Millisecond || (s >= m.StartOf(i+1) && late > stall+timeSlice+5*time.Millisecond) {
+			t.Errorf("client %d started at %s, want from %s, before the next client's start %s (or within the process's worst timer stall, %s, and a time slice)", i, s, m.StartOf(i), m.StartOf(i+1), stall)
 		}
 	}
 }
