@@ -73,7 +73,11 @@ func RunPlan(ctx context.Context, o PlanOptions) error {
 		if origin, err = time.Parse(time.RFC3339Nano, o.Start); err != nil {
 			return exit.Refusef("perfgate experiment: --start %q is not an RFC 3339 time; write --start 2026-12-01T10:00:00Z", o.Start)
 		}
-		if late := time.Since(origin); late > time.Second {
+		// On the monotonic clock from here on: a step of the wall clock
+		// later must not move the schedule (load.Attack's origin).
+		now := time.Now()
+		origin = now.Add(origin.Sub(now))
+		if late := now.Sub(origin); late > time.Second {
 			// Every arrival would be due already: the engines would drop
 			// them as late, not send them.
 			return exit.Refusef("perfgate experiment: --start %s was %s ago; give every shard the same start a little in the future, such as $(date -u -d '+60 seconds' +%%Y-%%m-%%dT%%H:%%M:%%SZ)", o.Start, late.Round(time.Second))

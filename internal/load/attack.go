@@ -146,11 +146,7 @@ func Run(ctx context.Context, a Attack) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	origin := a.Start
-	if origin.IsZero() {
-		origin = time.Now()
-	}
-	origin = origin.Add(a.Offset)
+	origin := a.origin(0)
 	if a.Engine != EngineWorkers {
 		if r, ok := runLoop(ctx, &a, ep, origin); ok {
 			return r, nil
@@ -168,6 +164,24 @@ func Run(ctx context.Context, a Attack) (*Result, error) {
 	}
 	go t.run(ctx)
 	return collect(ctx, &a, t), nil
+}
+
+// origin is the schedule's origin, Offset included, read on the monotonic
+// clock; lead is how far ahead of now a run without a Start begins. A Start
+// parsed from text (the shards' shared --start) carries only the wall
+// clock, and every wait and lateness measured against it would follow the
+// wall clock's steps: on a virtual machine whose clock was stepped forward
+// by seconds, five processes of one sharded experiment took every arrival
+// for late and dropped them all, sending nothing. Read once here, the wall
+// clock only says where the schedule begins.
+func (a *Attack) origin(lead time.Duration) time.Time {
+	now := time.Now()
+	if a.Start.IsZero() {
+		return now.Add(lead + a.Offset)
+	}
+	// Sub reads the monotonic clock when Start has it too, so a Start made
+	// from time.Now comes back as the same instant.
+	return now.Add(a.Start.Sub(now) + a.Offset)
 }
 
 // Engine is what sends an open-loop attack's requests.

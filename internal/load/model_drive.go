@@ -39,13 +39,9 @@ func newDriver(ctx context.Context, a *Attack, split *splitter, shard Shard) (*d
 	if err != nil {
 		return nil, err
 	}
-	origin := a.Start
-	if origin.IsZero() {
-		// A little ahead, so the first stage's first sends are not late
-		// for the goroutines' start-up.
-		origin = time.Now().Add(5 * time.Millisecond)
-	}
-	origin = origin.Add(a.Offset)
+	// Without a Start, a little ahead, so the first stage's first sends
+	// are not late for the goroutines' start-up.
+	origin := a.origin(5 * time.Millisecond)
 	return &driver{a: a, ep: ep, origin: origin, end: origin.Add(split.spans[len(split.spans)-1].end()), split: split,
 		hits: make(chan hit, 4096), conns: map[*conn]struct{}{}}, nil
 }
