@@ -21,6 +21,7 @@ import (
 	"github.com/perfgate/perfgate/internal/experiment/target"
 	"github.com/perfgate/perfgate/internal/experiment/target/targettest"
 	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/testslot"
 	"github.com/perfgate/perfgate/internal/testtier"
 )
 
@@ -296,16 +297,21 @@ func TestCapacityTargetCommand(t *testing.T) {
 	}
 }
 
-// TestShardsMergeLikeOneProcess runs four perfgate processes, each one
-// shard of an open-loop schedule from a shared start, merges their reports
-// and compares them with one process sending the whole schedule from the
-// same start, beside them.
-func TestShardsMergeLikeOneProcess(t *testing.T) {
+// TestMeasuredShardsMergeLikeOneProcess runs four perfgate processes, each
+// one shard of an open-loop schedule from a shared start, merges their
+// reports and compares them with one process sending the whole schedule
+// from the same start, beside them. The comparison is a timing claim, so
+// it runs among the measured tests, on a slot of its own: in the suite's
+// CPU-bound middle phase of a machine's first run, every process's first
+// stage came 490-530 ms late at the client against the server's 64-81 ms,
+// and the two p50s read 168 and 295 ms for a 50 ms service.
+func TestMeasuredShardsMergeLikeOneProcess(t *testing.T) {
 	t.Parallel()
 	bin := buildPerfgate(t)
 	// A service time long beside the machine's scheduling jitter, so two
 	// runs can be compared at all.
-	url := targettest.Start(t, target.Config{Workers: 64, Service: 50 * time.Millisecond})
+	const service = 50 * time.Millisecond
+	url := targettest.Start(t, target.Config{Workers: 64, Service: service})
 	planPath := writePlan(t, experimentGroups+`
 [experiment]
 model = "open"
@@ -321,51 +327,32 @@ from = 200
 to = 200
 duration = "1s"
 `)
-	dir := t.TempDir()
-	// Three seconds for five processes to start on a loaded machine; a
-	// process later than a second past the start refuses to run.
-	start := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
-	var cmds []*exec.Cmd
+	var dir string
 	var shards []string
-	for i := range 4 {
-		f := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
-		shards = append(shards, f)
-		cmd := exec.Command(bin, "experiment", "--plan", planPath, "--target", url, "--shard", "/4", "--start", start, "--out", f)
-		cmd.Stdout, cmd.Stderr = &logWriter{t: t, prefix: fmt.Sprintf("shard %d: ", i)}, &logWriter{t: t, prefix: fmt.Sprintf("shard %d: ", i)}
-		cmd.Env = append(os.Environ(), fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
+	for attempt := 1; ; attempt++ {
+		release := testslot.Hold(t)
+		dir = t.TempDir()
+		var errs []string
+		shards, errs = runShardsAndWhole(t, bin, planPath, url, dir)
+		release()
+		// A run in which the machine, not the service, set the latencies
+		// (a generator behind its schedule, or the clients' p95 over the
+		// server's by more than a fifth of the service time) compares the
+		// machine's moments, not the merge: made again, up to three runs,
+		// as kneeRun does (internal/experiment); the last is judged.
+		starved := starvedStage(t, append(shards[:len(shards):len(shards)], filepath.Join(dir, "whole.json")), service)
+		if starved == "" || attempt == 3 {
+			for _, e := range errs {
+				t.Error(e)
+			}
+			if t.Failed() {
+				t.FailNow()
+			}
+			break
 		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		cmds = append(cmds, cmd)
+		testslot.Retry(t, fmt.Sprintf("run %d: the machine starved the generators (%s)", attempt, starved))
 	}
-	// The one process sends the whole schedule from the same start, at
-	// the same time as the shards: each of its arrivals falls with one
-	// of theirs, so both meet the same machine. Run after the shards, it
-	// met another one; on a loaded machine its p50 read 65 ms against
-	// the shards' 52 (the same 50 ms service), and the comparison below
-	// measured the machine's load between the two runs, not the merge.
 	whole := filepath.Join(dir, "whole.json")
-	type result struct {
-		text string
-		err  error
-	}
-	one := make(chan result, 1)
-	go func() {
-		text, err := runCLI(t, context.Background(), "experiment", "--plan", planPath, "--target", url, "--start", start, "--out", whole)
-		one <- result{text, err}
-	}()
-	for i, c := range cmds {
-		if err := c.Wait(); err != nil {
-			t.Errorf("shard %d: %v", i, err)
-		}
-	}
-	if r := <-one; r.err != nil {
-		t.Fatalf("one process: %v\n%s", r.err, r.text)
-	}
-	if t.Failed() {
-		t.FailNow()
-	}
 	merged := filepath.Join(dir, "merged.json")
 	text, err := runCLI(t, context.Background(), append([]string{"merge", "--out", merged}, shards...)...)
 	if err != nil {
@@ -427,4 +414,76 @@ type logWriter struct {
 func (w *logWriter) Write(b []byte) (int, error) {
 	w.t.Log(w.prefix + strings.TrimRight(string(b), "\n"))
 	return len(b), nil
+}
+
+// runShardsAndWhole starts the four shards and the one process on a start
+// three seconds ahead and waits for them all; it returns the shards'
+// report files (dir/shard-i.json; the one process writes dir/whole.json)
+// and what failed.
+func runShardsAndWhole(t *testing.T, bin, planPath, url, dir string) (shards, errs []string) {
+	t.Helper()
+	// Three seconds for five processes to start on a loaded machine; a
+	// process later than a second past the start refuses to run.
+	start := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
+	var cmds []*exec.Cmd
+	for i := range 4 {
+		f := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+		shards = append(shards, f)
+		cmd := exec.Command(bin, "experiment", "--plan", planPath, "--target", url, "--shard", "/4", "--start", start, "--out", f)
+		cmd.Stdout, cmd.Stderr = &logWriter{t: t, prefix: fmt.Sprintf("shard %d: ", i)}, &logWriter{t: t, prefix: fmt.Sprintf("shard %d: ", i)}
+		cmd.Env = append(os.Environ(), fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		cmds = append(cmds, cmd)
+	}
+	// The one process sends the whole schedule from the same start, at
+	// the same time as the shards: each of its arrivals falls with one
+	// of theirs, so both meet the same machine. Run after the shards, it
+	// met another one; on a loaded machine its p50 read 65 ms against
+	// the shards' 52 (the same 50 ms service), and the comparison below
+	// measured the machine's load between the two runs, not the merge.
+	type result struct {
+		text string
+		err  error
+	}
+	one := make(chan result, 1)
+	go func() {
+		text, err := runCLI(t, context.Background(), "experiment", "--plan", planPath, "--target", url, "--start", start, "--out", filepath.Join(dir, "whole.json"))
+		one <- result{text, err}
+	}()
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			errs = append(errs, fmt.Sprintf("shard %d: %v", i, err))
+		}
+	}
+	if r := <-one; r.err != nil {
+		errs = append(errs, fmt.Sprintf("one process: %v\n%s", r.err, r.text))
+	}
+	return shards, errs
+}
+
+// starvedStage names the first stage of the reports whose generator fell
+// behind (sent under 95 % of the offered rate) or whose clients' p95 was
+// over the server's by more than a fifth of the service time; "" if none.
+// A report a process did not write says nothing here.
+func starvedStage(t *testing.T, files []string, service time.Duration) string {
+	t.Helper()
+	for _, f := range files {
+		r, err := experiment.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, st := range r.Stages {
+			d := st.Derived
+			switch {
+			case st.Offered > 0 && d.SendRate < 0.95*st.Offered:
+				return fmt.Sprintf("%s, stage %s: sent %.1f of %.1f/s", filepath.Base(f), st.Name, d.SendRate, st.Offered)
+			case d.DiffMS > 0.2*float64(service.Milliseconds()):
+				return fmt.Sprintf("%s, stage %s: the clients' p95 over the server's by %.1f ms", filepath.Base(f), st.Name, d.DiffMS)
+			}
+		}
+	}
+	return ""
 }
