@@ -74,7 +74,7 @@ func (s *server) staller(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			s.stallUntil.Store(now.Add(s.c.stall).UnixNano())
+			s.stallUntil.Store(int64(now.Add(s.c.stall).Sub(s.started)))
 		}
 	}
 }

@@ -22,7 +22,9 @@ type server struct {
 	started time.Time
 	nextID  atomic.Int64
 
-	// stallUntil is the end of the current stall (unix nanoseconds).
+	// stallUntil is the end of the current stall, in nanoseconds since
+	// started: on the monotonic clock, so a step of the wall clock neither
+	// opens a stall nor stretches one.
 	stallUntil atomic.Int64
 
 	leakMu sync.Mutex
@@ -240,8 +242,7 @@ func (s *server) burn(n int) {
 }
 
 func (s *server) waitStall(ctx context.Context) error {
-	until := time.Unix(0, s.stallUntil.Load())
-	if d := time.Until(until); d > 0 {
+	if d := time.Duration(s.stallUntil.Load()) - time.Since(s.started); d > 0 {
 		if !sleep(ctx, d) {
 			return ctx.Err()
 		}
