@@ -57,16 +57,7 @@ func (m *OpenLoop) drive(ctx context.Context, a *Attack, split *splitter) (*Resu
 		return nil, err
 	}
 	b := *a
-	b.Pacer = NewStagedPacer(m.Stages[0].From, rs)
-	if m.Shard.Of > 1 {
-		// Arrival n of this shard is arrival Index + n*Of of the whole
-		// schedule; Pace(0, k) is arrival k's offset from the origin.
-		full, sh := b.Pacer, m.Shard
-		b.Pacer = PacerFunc(func(elapsed time.Duration, hits uint64) (time.Duration, bool) {
-			due, stop := full.Pace(0, uint64(sh.Index)+hits*uint64(sh.Of))
-			return due - elapsed, stop
-		})
-	}
+	b.Pacer = shardPacer(NewStagedPacer(m.Stages[0].From, rs), m.Shard)
 	if b.Start.IsZero() {
 		b.Start = time.Now()
 	}
@@ -84,4 +75,18 @@ func (m *OpenLoop) drive(ctx context.Context, a *Attack, split *splitter) (*Resu
 	}
 	r.Detail = &ModelResult{Model: "open"}
 	return r, nil
+}
+
+// shardPacer paces shard sh of full's arrivals: arrival n of the shard is
+// arrival Index + n*Of of the whole schedule, so the shards together send
+// the whole schedule, each arrival once, at its own time. Pace(0, k) is
+// arrival k's offset from the origin.
+func shardPacer(full Pacer, sh Shard) Pacer {
+	if sh.Of <= 1 {
+		return full
+	}
+	return PacerFunc(func(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+		due, stop := full.Pace(0, uint64(sh.Index)+hits*uint64(sh.Of))
+		return due - elapsed, stop
+	})
 }
