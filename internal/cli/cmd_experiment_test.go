@@ -327,7 +327,7 @@ from = 200
 to = 200
 duration = "1s"
 `)
-	var dir string
+	var dir, whole string
 	var shards []string
 	for attempt := 1; ; attempt++ {
 		dir = t.TempDir()
@@ -336,14 +336,14 @@ duration = "1s"
 			// Deferred: a Fatal in the run must not keep the slot from
 			// the package's other measured tests.
 			defer testslot.Hold(t)()
-			shards, errs = runShardsAndWhole(t, bin, planPath, url, dir)
+			shards, whole, errs = runShardsAndWhole(t, bin, planPath, url, dir)
 		}()
 		// A run in which the machine, not the service, set the latencies
 		// (a generator behind its schedule, or the clients' p95 over the
 		// server's by more than a fifth of the service time) compares the
 		// machine's moments, not the merge: made again, up to three runs,
 		// as kneeRun does (internal/experiment); the last is judged.
-		starved := starvedStage(t, append(shards[:len(shards):len(shards)], filepath.Join(dir, "whole.json")), service)
+		starved := starvedStage(t, service, append([]string{whole}, shards...)...)
 		if starved == "" || attempt == 3 {
 			for _, e := range errs {
 				t.Error(e)
@@ -355,7 +355,6 @@ duration = "1s"
 		}
 		testslot.Retry(t, fmt.Sprintf("run %d: the machine starved the generators (%s)", attempt, starved))
 	}
-	whole := filepath.Join(dir, "whole.json")
 	merged := filepath.Join(dir, "merged.json")
 	text, err := runCLI(t, context.Background(), append([]string{"merge", "--out", merged}, shards...)...)
 	if err != nil {
@@ -421,13 +420,13 @@ func (w *logWriter) Write(b []byte) (int, error) {
 
 // runShardsAndWhole starts the four shards and the one process on a start
 // three seconds ahead and waits for them all; it returns the shards'
-// report files (dir/shard-i.json; the one process writes dir/whole.json)
-// and what failed.
-func runShardsAndWhole(t *testing.T, bin, planPath, url, dir string) (shards, errs []string) {
+// report files, the one process's, and what failed.
+func runShardsAndWhole(t *testing.T, bin, planPath, url, dir string) (shards []string, whole string, errs []string) {
 	t.Helper()
 	// Three seconds for five processes to start on a loaded machine; a
 	// process later than a second past the start refuses to run.
 	start := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
+	whole = filepath.Join(dir, "whole.json")
 	var cmds []*exec.Cmd
 	for i := range 4 {
 		f := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
@@ -453,7 +452,7 @@ func runShardsAndWhole(t *testing.T, bin, planPath, url, dir string) (shards, er
 	}
 	one := make(chan result, 1)
 	go func() {
-		text, err := runCLI(t, context.Background(), "experiment", "--plan", planPath, "--target", url, "--start", start, "--out", filepath.Join(dir, "whole.json"))
+		text, err := runCLI(t, context.Background(), "experiment", "--plan", planPath, "--target", url, "--start", start, "--out", whole)
 		one <- result{text, err}
 	}()
 	for i, c := range cmds {
@@ -464,14 +463,14 @@ func runShardsAndWhole(t *testing.T, bin, planPath, url, dir string) (shards, er
 	if r := <-one; r.err != nil {
 		errs = append(errs, fmt.Sprintf("one process: %v\n%s", r.err, r.text))
 	}
-	return shards, errs
+	return shards, whole, errs
 }
 
 // starvedStage names the first stage of the reports whose generator fell
 // behind (sent under 95 % of the offered rate) or whose clients' p95 was
 // over the server's by more than a fifth of the service time; "" if none.
 // A report a process did not write says nothing here.
-func starvedStage(t *testing.T, files []string, service time.Duration) string {
+func starvedStage(t *testing.T, service time.Duration, files ...string) string {
 	t.Helper()
 	for _, f := range files {
 		r, err := experiment.ReadFile(f)
