@@ -1,7 +1,10 @@
 package arms
 
 import (
+	"cmp"
 	"context"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -21,7 +24,7 @@ func (a *Process) snapshot() {
 	if err != nil {
 		return
 	}
-	cur := tree(all, a.root, a.pgid)
+	cur := rereadParentsFirst(tree(all, a.root, a.pgid), readStat)
 	var ticksNow, rss int64
 	for _, p := range cur {
 		ticksNow += p.total()
@@ -53,6 +56,44 @@ func (a *Process) snapshot() {
 	if rss > a.peak {
 		a.peak = rss
 	}
+}
+
+// rereadParentsFirst reads the tree's members again, each process before
+// its children, and returns them as read then (a member gone by then is
+// left out). One pass over /proc, in pid order, is not one instant: where
+// the pids wrapped round (pid_max is 32768 on this suite's machines) a
+// child comes before its parent, and a child read alive, then reaped by
+// its parent before the parent's line was read, counted twice in that
+// reading: in its own time and in the parent's cutime. The arm's CPU never
+// decreases, so it kept the double, up to a whole child's time: the likeliest
+// reading of run 209 in docs/testing.md, where two 300 ms burners counted
+// 810 ms. Read parents first, such a child is in neither, a reading too low
+// that the next corrects.
+func rereadParentsFirst(cur map[procKey]procStat, read func(pid int) (procStat, bool)) map[procKey]procStat {
+	byPid := make(map[int]procStat, len(cur))
+	for _, p := range cur {
+		byPid[p.pid] = p
+	}
+	depth := make(map[int]int, len(cur))
+	for pid, p := range byPid {
+		n := 0
+		// Bounded by the tree's size: a parent link never loops, but
+		// two readings of a reused pid could seem to.
+		for q, ok := byPid[p.ppid]; ok && n < len(byPid); q, ok = byPid[q.ppid] {
+			n++
+		}
+		depth[pid] = n
+	}
+	order := slices.SortedFunc(maps.Keys(byPid), func(a, b int) int {
+		return cmp.Or(cmp.Compare(depth[a], depth[b]), cmp.Compare(a, b))
+	})
+	out := make(map[procKey]procStat, len(cur))
+	for _, pid := range order {
+		if p, ok := read(pid); ok && p.start == byPid[pid].start {
+			out[p.key()] = p
+		}
+	}
+	return out
 }
 
 // sample refreshes the counters every SampleEvery until Stop or ctx.
