@@ -15,7 +15,8 @@ import (
 // so a child that exited and was waited for by the arm still counts. A member
 // that vanished while its last known parent was outside the tree (an orphan
 // re-parented to init) was reaped by someone else: its last-seen time would
-// fall out of every counter, so it is kept in a.lost.
+// fall out of every counter, so it is kept in a.lost. One whose parent
+// vanished in the same interval went with its parent (leftTheTree).
 func (a *Process) snapshot() {
 	if a.rootGone {
 		return
@@ -36,14 +37,7 @@ func (a *Process) snapshot() {
 		if _, still := cur[k]; still {
 			continue
 		}
-		parentInTree := false
-		for pk := range cur {
-			if pk.pid == old.ppid {
-				parentInTree = true
-				break
-			}
-		}
-		if !parentInTree {
+		if leftTheTree(old.ppid, a.seen, cur) {
 			a.lost += old.total()
 		}
 	}
@@ -56,6 +50,45 @@ func (a *Process) snapshot() {
 	if rss > a.peak {
 		a.peak = rss
 	}
+}
+
+// leftTheTree reports whether the time of a member that vanished since the
+// last reading (prev), whose parent then was ppid, left the arm's tree:
+// reaped by a process outside it. A parent still in the tree (cur) reaped
+// it, and its cutime holds it. A parent that vanished too most likely
+// reaped it first (a helper shell waiting for its command, then exiting):
+// the member's time went with the parent's, so it left the tree only if
+// the parent's did. Counting it as lost there counted it twice, in a.lost
+// and in the cutime of whoever reaped the parent: a 300 ms command under
+// `sh -c 'cmd; true'` read as 580 ms. Where the parent died first and the
+// member, re-parented outside, ended within the same interval, its time is
+// missed instead, a rarer case that only reads low.
+func leftTheTree(ppid int, prev, cur map[procKey]procStat) bool {
+	for range len(prev) + 1 {
+		var parent procStat
+		wasMember := false
+		for _, p := range prev {
+			if p.pid == ppid {
+				parent, wasMember = p, true
+				break
+			}
+		}
+		if !wasMember {
+			// Not in the tree at the last reading: outside it, unless a
+			// member now holds that pid (one started since, then parent).
+			for k := range cur {
+				if k.pid == ppid {
+					return false
+				}
+			}
+			return true
+		}
+		if _, alive := cur[parent.key()]; alive {
+			return false
+		}
+		ppid = parent.ppid
+	}
+	return true
 }
 
 // rereadParentsFirst reads the tree's members again, each process before

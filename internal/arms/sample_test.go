@@ -105,6 +105,10 @@ func TestCPUCountsDescendants(t *testing.T) {
 	}{
 		{"live child", `echo started; "$SELF" & wait`, []string{"ARMS_TEST_THEN_SLEEP=1"}, "burned", 1},
 		{"reaped child", `echo started; "$SELF"; echo reaped; exec sleep 300`, nil, "reaped", 1},
+		// A helper shell waits for the burner, then exits: both vanish
+		// between two samples, and the burner's time reaches the tree's
+		// root through the helper's cutime. It counts once (leftTheTree).
+		{"reaped by a helper that exits", `sh -c '"$SELF"; true'; echo reaped; exec sleep 300`, nil, "reaped", 1},
 		// The first burner is orphaned (its parent subshell exits) and reaped
 		// by init, outside the tree, before the second, reaped by the shell,
 		// starts. Both count: the orphan's time is not lost when it leaves.
