@@ -33,11 +33,13 @@ func (a *Process) snapshot() {
 			rss += p.rssPages * pageSize
 		}
 	}
+	prevByPid := byPid(a.seen)
+	curByPid := byPid(cur)
 	for k, old := range a.seen {
 		if _, still := cur[k]; still {
 			continue
 		}
-		if leftTheTree(old.ppid, a.seen, cur) {
+		if leftTheTree(old.ppid, prevByPid, curByPid) {
 			a.lost += old.total()
 		}
 	}
@@ -53,7 +55,7 @@ func (a *Process) snapshot() {
 }
 
 // leftTheTree reports whether the time of a member that vanished since the
-// last reading (prev), whose parent then was ppid, left the arm's tree:
+// last reading (prev, by pid), whose parent then was ppid, left the arm's tree:
 // reaped by a process outside it. A parent still in the tree (cur) reaped
 // it, and its cutime holds it. A parent that vanished too most likely
 // reaped it first (a helper shell waiting for its command, then exiting):
@@ -63,32 +65,31 @@ func (a *Process) snapshot() {
 // `sh -c 'cmd; true'` read as 580 ms. Where the parent died first and the
 // member, re-parented outside, ended within the same interval, its time is
 // missed instead, a rarer case that only reads low.
-func leftTheTree(ppid int, prev, cur map[procKey]procStat) bool {
+func leftTheTree(ppid int, prev, cur map[int]procStat) bool {
 	for range len(prev) + 1 {
-		var parent procStat
-		wasMember := false
-		for _, p := range prev {
-			if p.pid == ppid {
-				parent, wasMember = p, true
-				break
-			}
-		}
+		parent, wasMember := prev[ppid]
 		if !wasMember {
 			// Not in the tree at the last reading: outside it, unless a
 			// member now holds that pid (one started since, then parent).
-			for k := range cur {
-				if k.pid == ppid {
-					return false
-				}
-			}
-			return true
+			_, inTree := cur[ppid]
+			return !inTree
 		}
-		if _, alive := cur[parent.key()]; alive {
+		if now, ok := cur[ppid]; ok && now.start == parent.start {
 			return false
 		}
 		ppid = parent.ppid
 	}
 	return true
+}
+
+// byPid indexes one reading of the tree by pid (a pid names one process
+// within a reading).
+func byPid(procs map[procKey]procStat) map[int]procStat {
+	m := make(map[int]procStat, len(procs))
+	for _, p := range procs {
+		m[p.pid] = p
+	}
+	return m
 }
 
 // rereadParentsFirst reads the tree's members again, each process before
@@ -103,26 +104,23 @@ func leftTheTree(ppid int, prev, cur map[procKey]procStat) bool {
 // 810 ms. Read parents first, such a child is in neither, a reading too low
 // that the next corrects.
 func rereadParentsFirst(cur map[procKey]procStat, read func(pid int) (procStat, bool)) map[procKey]procStat {
-	byPid := make(map[int]procStat, len(cur))
-	for _, p := range cur {
-		byPid[p.pid] = p
-	}
+	members := byPid(cur)
 	depth := make(map[int]int, len(cur))
-	for pid, p := range byPid {
+	for pid, p := range members {
 		n := 0
 		// Bounded by the tree's size: a parent link never loops, but
 		// two readings of a reused pid could seem to.
-		for q, ok := byPid[p.ppid]; ok && n < len(byPid); q, ok = byPid[q.ppid] {
+		for q, ok := members[p.ppid]; ok && n < len(members); q, ok = members[q.ppid] {
 			n++
 		}
 		depth[pid] = n
 	}
-	order := slices.SortedFunc(maps.Keys(byPid), func(a, b int) int {
+	order := slices.SortedFunc(maps.Keys(members), func(a, b int) int {
 		return cmp.Or(cmp.Compare(depth[a], depth[b]), cmp.Compare(a, b))
 	})
 	out := make(map[procKey]procStat, len(cur))
 	for _, pid := range order {
-		if p, ok := read(pid); ok && p.start == byPid[pid].start {
+		if p, ok := read(pid); ok && p.start == members[pid].start {
 			out[p.key()] = p
 		}
 	}
