@@ -56,6 +56,7 @@ func TestFails(t *testing.T) { t.Log("said before failing"); t.Fatal("b/x fails"
 	run := func(args ...string) (string, error) {
 		cmd := exec.Command("bash", append([]string{script}, args...)...)
 		cmd.Dir = mod
+		cmd.Env = append(os.Environ(), "PERFGATE_TEST_LINK_CACHE=off")
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
@@ -97,5 +98,87 @@ func TestFails(t *testing.T) { t.Log("said before failing"); t.Fatal("b/x fails"
 	// A package go list cannot find ends the run, as it ends go test.
 	if out, err := run("run", bins, "1", "--", "./nope"); err == nil {
 		t.Errorf("a missing package passed:\n%s", out)
+	}
+}
+
+// .ci/gotest link takes a test binary from the machine's cache only where
+// every input of its link is the same: a change in a package the test
+// only imports, or in the link flags, links it again, and the new binary
+// is the one that runs. A stale binary there would pass the suite on code
+// it never tested.
+func TestGotestReusesALinkOnlyForTheSameInputs(t *testing.T) {
+	t.Parallel()
+	script := filepath.Join(moduleRoot(t), ".ci", "gotest")
+	mod := filepath.Join(t.TempDir(), "m")
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(mod, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.test/m\n\ngo 1.22\n")
+	write("d/d.go", "package d\n\nvar v = \"one\"\n\nfunc V() string { return v }\n")
+	write("a/a_test.go", `package a
+import ("testing"; "example.test/m/d")
+func TestV(t *testing.T) { t.Log("V=" + d.V()) }
+`)
+	cache := filepath.Join(t.TempDir(), "cache")
+	// link links a's test binary into a folder of its own and returns
+	// what .ci/gotest said and what the binary says d.V() is.
+	link := func(build ...string) (said, v string) {
+		t.Helper()
+		bins := t.TempDir()
+		cmd := exec.Command("bash", append(append([]string{script, "link", bins}, build...), "--", "./...")...)
+		cmd.Dir = mod
+		cmd.Env = append(os.Environ(), "PERFGATE_TEST_LINK_CACHE="+cache, "GOFLAGS=-trimpath")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("link %v: %v\n%s", build, err, out)
+		}
+		bin := filepath.Join(bins, "example.test/m/a/a.test")
+		ran, err := exec.Command(bin, "-test.v").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", bin, err, ran)
+		}
+		m := regexp.MustCompile(`V=(\w+)`).FindStringSubmatch(string(ran))
+		if m == nil {
+			t.Fatalf("%s printed no V=:\n%s", bin, ran)
+		}
+		return strings.TrimSpace(string(out)), m[1]
+	}
+	steps := []struct {
+		what   string
+		change func()
+		build  []string
+		said   string
+		v      string
+	}{
+		{"the first link", nil, nil, "1 test binaries linked, 0 reused", "one"},
+		{"the same code again", nil, nil, "0 test binaries linked, 1 reused", "one"},
+		{"a change in a package the test imports", func() {
+			write("d/d.go", "package d\n\nvar v = \"two\"\n\nfunc V() string { return v }\n")
+		}, nil, "1 test binaries linked, 0 reused", "two"},
+		{"the same code once more", nil, nil, "0 test binaries linked, 1 reused", "two"},
+		{"other link flags", nil, []string{"-ldflags=-X=example.test/m/d.v=three"}, "1 test binaries linked, 0 reused", "three"},
+		{"the first flags again, whose binary the other flags' did not replace", nil, nil, "0 test binaries linked, 1 reused", "two"},
+	}
+	for _, s := range steps {
+		if s.change != nil {
+			s.change()
+		}
+		said, v := link(s.build...)
+		if !strings.Contains(said, "gotest: "+s.said+" from "+cache) || v != s.v {
+			t.Errorf("%s: .ci/gotest said %q and the binary's V is %q; want %q and %q", s.what, said, v, s.said, s.v)
+		}
+	}
+	// One binary a package and flags: the cache does not grow with every
+	// change.
+	kept, _ := filepath.Glob(filepath.Join(cache, "example.test/m/a", "*.test"))
+	if len(kept) != 2 {
+		t.Errorf("the cache holds %d binaries of a (%v), want 2: one for each set of flags", len(kept), kept)
 	}
 }
