@@ -127,13 +127,14 @@ import ("testing"; "example.test/m/d")
 func TestV(t *testing.T) { t.Log("V=" + d.V()) }
 `)
 	cache := filepath.Join(t.TempDir(), "cache")
-	// link links a's test binary into a folder of its own and returns
-	// what .ci/gotest said and what the binary says d.V() is.
-	link := func(build ...string) (said, v string) {
+	// link links a's test binary of the module in dir into a folder of its
+	// own and returns what .ci/gotest said and what the binary says d.V()
+	// is.
+	link := func(dir string, build ...string) (said, v string) {
 		t.Helper()
 		bins := t.TempDir()
 		cmd := exec.Command("bash", append(append([]string{script, "link", bins}, build...), "--", "./...")...)
-		cmd.Dir = mod
+		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "PERFGATE_TEST_LINK_CACHE="+cache, "GOFLAGS=-trimpath")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -170,9 +171,36 @@ func TestV(t *testing.T) { t.Log("V=" + d.V()) }
 		if s.change != nil {
 			s.change()
 		}
-		said, v := link(s.build...)
+		said, v := link(mod, s.build...)
 		if !strings.Contains(said, "gotest: "+s.said+" from "+cache) || v != s.v {
 			t.Errorf("%s: .ci/gotest said %q and the binary's V is %q; want %q and %q", s.what, said, v, s.said, s.v)
+		}
+	}
+	// The same code in another folder and at other commits, as clean
+	// clones of later commits are: reused. The main package go test
+	// generates compiles to another action ID at each commit, even an
+	// empty one, and to the same content.
+	clone := filepath.Join(t.TempDir(), "clone")
+	if out, err := exec.Command("cp", "-r", mod, clone).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.test"}, args...)...)
+		cmd.Dir = clone
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "one")
+	for _, commit := range []string{"the first commit", "an empty commit after it"} {
+		if commit != "the first commit" {
+			git("commit", "-q", "--allow-empty", "-m", "two")
+		}
+		if said, v := link(clone); !strings.Contains(said, "gotest: 0 test binaries linked, 1 reused") || v != "two" {
+			t.Errorf("the same code in another folder, at %s: .ci/gotest said %q and the binary's V is %q; want it reused, and two", commit, said, v)
 		}
 	}
 	// One binary a package and flags: the cache does not grow with every
