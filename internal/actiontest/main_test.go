@@ -6,7 +6,8 @@ import (
 )
 
 // shared is a folder for what tests of this process share (the wftool
-// binary); it is removed when they end.
+// binary, where internal/testbin's folder of the checkout cannot be
+// made); it is removed when they end.
 var shared string
 
 func TestMain(m *testing.M) {

@@ -2,6 +2,7 @@ package actiontest
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"os/exec"
@@ -9,11 +10,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testbin"
 )
 
-// wftool is built once per test process from its own module in
-// testdata/wftool (actionlint cannot build in the main module: see its
-// go.mod).
+// wftool is built from its own module in testdata/wftool (actionlint
+// cannot build in the main module: see its go.mod), once per checkout
+// while it is current (internal/testbin), and looked up once per test
+// process.
 var wftoolBin struct {
 	once sync.Once
 	path string
@@ -28,14 +32,10 @@ func wftool(t *testing.T) string {
 			wftoolBin.err = err.Error()
 			return
 		}
-		bin := filepath.Join(shared, "wftool")
-		cmd := exec.Command("go", "build", "-o", bin, ".")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			wftoolBin.err = err.Error() + "\n" + string(out)
-			return
+		wftoolBin.path, err = testbin.BuildModule(context.Background(), dir, "wftool", shared)
+		if err != nil {
+			wftoolBin.err = err.Error()
 		}
-		wftoolBin.path = bin
 	})
 	if wftoolBin.err != "" {
 		t.Fatalf("building testdata/wftool: %s", wftoolBin.err)

@@ -31,18 +31,48 @@ const Env = "PERFGATE_TEST_BIN"
 // made.
 func Build(ctx context.Context, pkg, dir string) (string, error) {
 	name := filepath.Base(pkg)
-	if d := os.Getenv(Env); d != "" {
-		p := filepath.Join(d, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p, nil
-		}
+	if p, ok := prebuilt(name); ok {
+		return p, nil
 	}
+	return build(ctx, "", pkg, name, dir)
+}
+
+// BuildModule is Build for the main package in folder mod, the root of a
+// module of its own (a tool under testdata whose dependencies the main
+// module cannot hold), named name. It too is linked once per checkout and
+// kept while current, where a folder of the test's own would link it
+// again at every run.
+func BuildModule(ctx context.Context, mod, name, dir string) (string, error) {
+	if p, ok := prebuilt(name); ok {
+		return p, nil
+	}
+	return build(ctx, mod, ".", name, dir)
+}
+
+// prebuilt is the program name in $PERFGATE_TEST_BIN, if it is there.
+func prebuilt(name string) (string, bool) {
+	d := os.Getenv(Env)
+	if d == "" {
+		return "", false
+	}
+	p := filepath.Join(d, name)
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		return p, true
+	}
+	return "", false
+}
+
+// build runs go build for pkg in folder in (the working directory when
+// empty) into the shared folder, or dir when there is none.
+func build(ctx context.Context, in, pkg, name, dir string) (string, error) {
 	if shared, err := sharedDir(); err == nil {
 		dir = shared
 	}
 	bin := filepath.Join(dir, name)
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building %s: %w\n%s", pkg, err, out)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
+	cmd.Dir = in
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building %s: %w\n%s", filepath.Join(in, pkg), err, out)
 	}
 	return bin, nil
 }
