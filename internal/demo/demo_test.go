@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -57,7 +58,8 @@ var quick = []string{"--pairs", "2", "--warmup", "1s", "--measure", "4s", "--idl
 var quickNoIdle = []string{"--pairs", "2", "--warmup", "1s", "--measure", "4s", "--idle", "0s"}
 
 // judgedQuick and judgedQuickNoIdle are quick and quickNoIdle for the
-// demos that must reach a verdict: 5 arrivals a second for 8 s, the same
+// demos that must reach a verdict: 5 arrivals a second
+// (testslot.SlowRate) for 8 s, the same
 // 40 answers a phase as 10 for 4 s, so that a generator may fall 100 ms
 // behind its schedule before the gate says "cannot judge", not 50. Their
 // pairs run beside the other measured tests' builds, stores and
@@ -67,8 +69,8 @@ var quickNoIdle = []string{"--pairs", "2", "--warmup", "1s", "--measure", "4s", 
 // regression 50.8-67.5 ms in both of its (run 208). The gate's rule is
 // the product's at every rate; the longer phases cost each demo 8 s.
 var (
-	judgedQuick       = []string{"--pairs", "2", "--warmup", "1s", "--measure", "8s", "--rate", "5", "--idle", "2s"}
-	judgedQuickNoIdle = []string{"--pairs", "2", "--warmup", "1s", "--measure", "8s", "--rate", "5", "--idle", "0s"}
+	judgedQuick       = []string{"--pairs", "2", "--warmup", "1s", "--measure", "8s", "--rate", strconv.Itoa(testslot.SlowRate), "--idle", "2s"}
+	judgedQuickNoIdle = []string{"--pairs", "2", "--warmup", "1s", "--measure", "8s", "--rate", strconv.Itoa(testslot.SlowRate), "--idle", "0s"}
 )
 
 // demoRun runs `perfgate demo` as a user types it and returns its exit code
@@ -285,7 +287,7 @@ func TestMeasuredDemoWithoutRegressionPasses(t *testing.T) {
 	if !strings.Contains(stderr, "base copies: true") {
 		t.Errorf("the head's dependency settings differ, yet the base got no copy:\n%s", stderr)
 	}
-	if missing := inOrder(stderr, "] run: services, store, the base's config check, 2 pairs (no idle phase),", "pair 1/2: base leads; 1s warm-up, 8s measured at 5 arrivals/s", "pair 2/2: base p50", "done: wall time"); missing != "" {
+	if missing := inOrder(stderr, "] run: services, store, the base's config check, 2 pairs (no idle phase),", fmt.Sprintf("pair 1/2: base leads; 1s warm-up, 8s measured at %d arrivals/s", testslot.SlowRate), "pair 2/2: base p50", "done: wall time"); missing != "" {
 		t.Errorf("the demo did not run the profile its flags asked for: no %q in order:\n%s", missing, stderr)
 	}
 	if left := leftBehind(t, out, stderr); len(left) > 0 {
@@ -309,7 +311,7 @@ func TestMeasuredDemoWithoutDockerEngine(t *testing.T) {
 	if strings.Contains(stderr, "services:") {
 		t.Errorf("the demo started services without an engine:\n%s", stderr)
 	}
-	if missing := inOrder(stderr, "prepare:", "idle: head CPU", "1s warm-up, 8s measured at 5 arrivals/s", "pair 2/2", "counter exchanges on the head", "done: wall time"); missing != "" {
+	if missing := inOrder(stderr, "prepare:", "idle: head CPU", fmt.Sprintf("1s warm-up, 8s measured at %d arrivals/s", testslot.SlowRate), "pair 2/2", "counter exchanges on the head", "done: wall time"); missing != "" {
 		t.Errorf("the demo without the dependency lacks %q in order:\n%s", missing, stderr)
 	}
 	if left := leftBehind(t, out, stderr); len(left) > 0 {
