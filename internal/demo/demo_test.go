@@ -58,10 +58,10 @@ var quick = []string{"--pairs", "2", "--warmup", "1s", "--measure", "4s", "--idl
 var quickNoIdle = []string{"--pairs", "2", "--warmup", "1s", "--measure", "4s", "--idle", "0s"}
 
 // judgedQuick and judgedQuickNoIdle are quick and quickNoIdle for the
-// demos that must reach a verdict: 5 arrivals a second
-// (testslot.SlowRate) for 8 s, the same
-// 40 answers a phase as 10 for 4 s, so that a generator may fall 100 ms
-// behind its schedule before the gate says "cannot judge", not 50. Their
+// demos that must reach a verdict: 5 arrivals a second (testslot.SlowRate)
+// for 8 s, the same 40 answers a phase as 10 for 4 s, so that a generator
+// may fall 100 ms behind its schedule before the gate says "cannot
+// judge", not 50. Their
 // pairs run beside the other measured tests' builds, stores and
 // containers; on 2 cores whose system calls cost 1.3 us, the demo without
 // an engine fell 63.7-135 ms behind in pair 1 of both its attempts and
