@@ -7,6 +7,9 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/pairs"
 	"github.com/perfgate/perfgate/internal/plan"
@@ -29,11 +32,36 @@ func IdleControl(ctx context.Context, c plan.Control, v *plan.Vars, head pairs.A
 	if dsn == "" || head.Commits == nil {
 		return out, fmt.Errorf("idle control: the head has no store to plant the poller on; run the gate with a store or remove the [[control]] of kind idle")
 	}
+	// The phase's two readings of the head's commits go over one
+	// connection made before the poller starts, as the gate's own idle
+	// phase reads them: a connection made per reading authenticates
+	// (SCRAM) while the poller keeps the store busy, and on a crowded
+	// 2-core machine that took over the probe's 10 s and the gate could
+	// not judge (run 234 in docs/testing.md).
+	db, err := databaseOf(dsn)
+	if err != nil {
+		return out, err
+	}
+	counter, err := armdb.NewCounter(ctx, dsn, db)
+	if err != nil {
+		return out, fmt.Errorf("idle control: %w", err)
+	}
+	defer counter.Close()
 	poller, err := StartPoller(ctx, dsn)
 	if err != nil {
 		return out, err
 	}
-	idle, ierr := pairs.Idle(ctx, pairs.Config{Plan: c.Plan, Vars: v, Arms: []pairs.Arm{head}, Log: log})
+	if head.Name == "" {
+		head.Name = string(head.Role) // as pairs names it; the readings are keyed so
+	}
+	counters := func(ctx context.Context) (map[string]int64, error) {
+		m, err := counter.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]int64{head.Name: m[db]}, nil
+	}
+	idle, ierr := pairs.Idle(ctx, pairs.Config{Plan: c.Plan, Vars: v, Arms: []pairs.Arm{head}, Counters: counters, Log: log})
 	polls, perr := poller.Stop()
 	out.Polls = polls
 	if err := errors.Join(ierr, perr); err != nil {
@@ -43,4 +71,15 @@ func IdleControl(ctx context.Context, c plan.Control, v *plan.Vars, head pairs.A
 	out.Result = r
 	out.Caught = r.CPUFail || r.TxFail
 	return out, nil
+}
+
+// databaseOf is the database a store DSN names, where the poller runs and
+// whose commits the phase counts.
+func databaseOf(dsn string) (string, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		// pgx's parse errors quote the DSN, password included.
+		return "", fmt.Errorf("idle control: the head's store DSN does not parse (a postgres:// URL or key=value string is expected)")
+	}
+	return cfg.Database, nil
 }
