@@ -2,6 +2,7 @@ package load_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -284,6 +285,15 @@ func TestThrottledClientsShareTheTotal(t *testing.T) {
 	r := runModel(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Model: m}, 20*time.Second)
 	worst := stall()
 	st := r.Detail.Stages[0]
-	within(t, "throttled total rate", st.Throughput(), 100, 0.03)
+	// The throttle's own rule is read from the requests due in the window
+	// (Sent): 8 clients at 12.5/s each are 100/s. The answers that
+	// finished in it (Throughput) say the clients kept up, but a stall of
+	// the process at the warm-up's end moves up to a stall's worth of
+	// answers into the window (104.5/s once, on a machine's first run
+	// with an image built beside it), so their bound widens by what the
+	// worst stall seen can move across one edge.
+	within(t, "throttled total rate (requests due)", st.SendRate(), 100, 0.03)
+	edge := worst.Seconds() / m.Duration.Seconds()
+	within(t, fmt.Sprintf("throttled total rate (answers; worst stall %s)", worst), st.Throughput(), 100, 0.03+edge)
 	onTheRamp(t, m, r.Detail.ClientStarts, worst)
 }
