@@ -71,10 +71,9 @@ func NewCounter(ctx context.Context, dsn string, dbs ...string) (*Counter, error
 	if len(dbs) == 0 {
 		return nil, fmt.Errorf("store probe: name at least one database to count")
 	}
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := ParseDSN(dsn, "store probe")
 	if err != nil {
-		// pgx's parse errors quote the DSN, password included.
-		return nil, fmt.Errorf("store probe: the DSN does not parse (a postgres:// URL or key=value string is expected)")
+		return nil, err
 	}
 	cfg.Database = maintenanceDB
 	cfg.RuntimeParams["application_name"] = "perfgate-store-probe"

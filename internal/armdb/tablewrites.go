@@ -23,9 +23,9 @@ func TableWrites(ctx context.Context, dsn, table string) (int64, error) {
 	if !ok {
 		schema, name = "public", table
 	}
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := ParseDSN(dsn, "store probe")
 	if err != nil {
-		return 0, fmt.Errorf("store probe: the DSN does not parse (a postgres:// URL or key=value string is expected)")
+		return 0, err
 	}
 	cfg.RuntimeParams["application_name"] = "perfgate-store-probe"
 	if cfg.ConnectTimeout == 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
 	"github.com/perfgate/perfgate/internal/plan"
@@ -231,7 +232,11 @@ func sqlCount(ctx context.Context, c plan.Counter, t Target) (float64, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, counterTimeout)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, t.DSN)
+	cfg, err := armdb.ParseDSN(t.DSN, "counter "+c.Name)
+	if err != nil {
+		return 0, err
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return 0, fmt.Errorf("counter %s: connecting to the %s's store: %w", c.Name, t.Name, err)
 	}

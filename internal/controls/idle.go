@@ -7,8 +7,6 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/pairs"
@@ -38,10 +36,11 @@ func IdleControl(ctx context.Context, c plan.Control, v *plan.Vars, head pairs.A
 	// (SCRAM) while the poller keeps the store busy, and on a crowded
 	// 2-core machine that took over the probe's 10 s and the gate could
 	// not judge (run 234 in docs/testing.md).
-	db, err := databaseOf(dsn)
+	cfg, err := armdb.ParseDSN(dsn, "idle control")
 	if err != nil {
 		return out, err
 	}
+	db := cfg.Database
 	counter, err := armdb.NewCounter(ctx, dsn, db)
 	if err != nil {
 		return out, fmt.Errorf("idle control: %w", err)
@@ -51,15 +50,13 @@ func IdleControl(ctx context.Context, c plan.Control, v *plan.Vars, head pairs.A
 	if err != nil {
 		return out, err
 	}
-	if head.Name == "" {
-		head.Name = string(head.Role) // as pairs names it; the readings are keyed so
-	}
+	key := head.Label() // pairs keys the readings by it
 	counters := func(ctx context.Context) (map[string]int64, error) {
 		m, err := counter.Read(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return map[string]int64{head.Name: m[db]}, nil
+		return map[string]int64{key: m[db]}, nil
 	}
 	idle, ierr := pairs.Idle(ctx, pairs.Config{Plan: c.Plan, Vars: v, Arms: []pairs.Arm{head}, Counters: counters, Log: log})
 	polls, perr := poller.Stop()
@@ -71,15 +68,4 @@ func IdleControl(ctx context.Context, c plan.Control, v *plan.Vars, head pairs.A
 	out.Result = r
 	out.Caught = r.CPUFail || r.TxFail
 	return out, nil
-}
-
-// databaseOf is the database a store DSN names, where the poller runs and
-// whose commits the phase counts.
-func databaseOf(dsn string) (string, error) {
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		// pgx's parse errors quote the DSN, password included.
-		return "", fmt.Errorf("idle control: the head's store DSN does not parse (a postgres:// URL or key=value string is expected)")
-	}
-	return cfg.Database, nil
 }

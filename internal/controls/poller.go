@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/perfgate/perfgate/internal/armdb"
 )
 
 // pollSQL is each poll: it reads a table (a catalog every database has,
@@ -49,9 +51,9 @@ type Poller struct {
 // StartPoller connects to the database dsn names and polls it until Stop
 // or ctx ends. Whoever starts it stops it.
 func StartPoller(ctx context.Context, dsn string) (*Poller, error) {
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := armdb.ParseDSN(dsn, "idle control")
 	if err != nil {
-		return nil, fmt.Errorf("idle control: the head's store DSN does not parse: %w", err)
+		return nil, err
 	}
 	cfg.RuntimeParams["application_name"] = "perfgate-idle-control"
 	if cfg.ConnectTimeout == 0 {

@@ -2,6 +2,7 @@ package controls_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,5 +62,28 @@ func TestPollerIsCountedWhileItRuns(t *testing.T) {
 	}
 	if counted < made/4 {
 		t.Fatalf("the store counted %d commits in a window in which the poller committed %d: its commits are not published while it runs", counted, made)
+	}
+}
+
+// A store DSN that does not parse is refused without quoting it. pgx's
+// own parse error shows the DSN with the password masked, but a password
+// holding an '@' is masked only up to it ("pa@ss%zz-s3cret" showed as
+// "xxxxx@ss%zz-s3cret"), and the poller's refusal used to wrap that error.
+func TestPollerRefusesABadDSNWithoutQuotingIt(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cret-pw"
+	for _, dsn := range []string{
+		"postgres://perfgate:pa@ss%zz-" + secret + "@127.0.0.1:5432/perf_head",
+		"postgres://perfgate:" + secret + "@127.0.0.1:notaport/perf_head",
+		"host=127.0.0.1 password=" + secret + " port=notaport",
+	} {
+		p, err := controls.StartPoller(context.Background(), dsn)
+		if err == nil {
+			p.Stop()
+			t.Fatalf("StartPoller started on a DSN that does not parse")
+		}
+		if strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "does not parse") {
+			t.Errorf("StartPoller's refusal %q quotes the password or does not say the DSN does not parse", err)
+		}
 	}
 }

@@ -165,6 +165,12 @@ name = "wrong-answers"
 group = "teapot"
 url = "/n"
 max_per_request = 5
+
+[[counter]]
+name = "rows"
+group = "g"
+sql = "SELECT count(*) FROM pg_class"
+max_per_request = 5
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -185,5 +191,12 @@ max_per_request = 5
 	}
 	if _, err := controls.RunCounter(ctx, p, v, p.Counters[3], target, 1); err == nil || !strings.Contains(err.Error(), "answered 418, which the plan does not expect") {
 		t.Fatalf("wrong answers gave %v", err)
+	}
+	// An SQL counter over a store DSN that does not parse is refused
+	// without quoting it (pgx's own message can show part of a password
+	// that holds an '@').
+	bad := controls.Target{Name: "head", URL: app.URL, DSN: "postgres://perfgate:pa@ss%zz-s3cret@127.0.0.1:5432/perf_head"}
+	if _, err := controls.RunCounter(ctx, p, v, p.Counters[4], bad, 1); err == nil || !strings.Contains(err.Error(), "counter rows: the store's DSN does not parse") || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("an SQL counter over a DSN that does not parse gave %v", err)
 	}
 }

@@ -29,6 +29,15 @@ type Arm struct {
 	Commits func(ctx context.Context) (int64, error)
 }
 
+// Label is the name the arm's figures and store readings are keyed by:
+// its Name, or its role's when it has none.
+func (a Arm) Label() string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return string(a.Role)
+}
+
 // Config is one gate run.
 type Config struct {
 	Plan *plan.Plan
@@ -74,9 +83,7 @@ type Result struct {
 // the idle control's run go without a base.
 func (c *Config) pick(withBase bool) error {
 	for i := range c.Arms {
-		if c.Arms[i].Name == "" {
-			c.Arms[i].Name = string(c.Arms[i].Role)
-		}
+		c.Arms[i].Name = c.Arms[i].Label()
 	}
 	head, err := ArmOf(c.Arms, RoleHead)
 	if err != nil {
