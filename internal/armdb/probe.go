@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/perfgate/perfgate/internal/pgdsn"
 )
 
 // The flush rule of PostgreSQL 15's cumulative statistics (pgstat.c): a
@@ -71,7 +73,7 @@ func NewCounter(ctx context.Context, dsn string, dbs ...string) (*Counter, error
 	if len(dbs) == 0 {
 		return nil, fmt.Errorf("store probe: name at least one database to count")
 	}
-	cfg, err := ParseDSN(dsn, "store probe")
+	cfg, err := pgdsn.Parse(dsn, "store probe")
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/perfgate/perfgate/internal/pgdsn"
 )
 
 // TableWrites is how many rows were inserted or updated in table
@@ -23,7 +25,7 @@ func TableWrites(ctx context.Context, dsn, table string) (int64, error) {
 	if !ok {
 		schema, name = "public", table
 	}
-	cfg, err := ParseDSN(dsn, "store probe")
+	cfg, err := pgdsn.Parse(dsn, "store probe")
 	if err != nil {
 		return 0, err
 	}

@@ -16,9 +16,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/pgdsn"
 	"github.com/perfgate/perfgate/internal/plan"
 )
 
@@ -232,7 +232,7 @@ func sqlCount(ctx context.Context, c plan.Counter, t Target) (float64, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, counterTimeout)
 	defer cancel()
-	cfg, err := armdb.ParseDSN(t.DSN, "counter "+c.Name)
+	cfg, err := pgdsn.Parse(t.DSN, "counter "+c.Name)
 	if err != nil {
 		return 0, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/pairs"
+	"github.com/perfgate/perfgate/internal/pgdsn"
 	"github.com/perfgate/perfgate/internal/plan"
 )
 
@@ -36,7 +37,7 @@ func IdleControl(ctx context.Context, c plan.Control, v *plan.Vars, head pairs.A
 	// (SCRAM) while the poller keeps the store busy, and on a crowded
 	// 2-core machine that took over the probe's 10 s and the gate could
 	// not judge (run 234 in docs/testing.md).
-	cfg, err := armdb.ParseDSN(dsn, "idle control")
+	cfg, err := pgdsn.Parse(dsn, "idle control")
 	if err != nil {
 		return out, err
 	}

@@ -23,7 +23,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/perfgate/perfgate/internal/armdb"
+	"github.com/perfgate/perfgate/internal/pgdsn"
 )
 
 // pollSQL is each poll: it reads a table (a catalog every database has,
@@ -51,7 +51,7 @@ type Poller struct {
 // StartPoller connects to the database dsn names and polls it until Stop
 // or ctx ends. Whoever starts it stops it.
 func StartPoller(ctx context.Context, dsn string) (*Poller, error) {
-	cfg, err := armdb.ParseDSN(dsn, "idle control")
+	cfg, err := pgdsn.Parse(dsn, "idle control")
 	if err != nil {
 		return nil, err
 	}

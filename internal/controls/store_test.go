@@ -196,7 +196,7 @@ max_per_request = 5
 	// without quoting it (pgx's own message can show part of a password
 	// that holds an '@').
 	bad := controls.Target{Name: "head", URL: app.URL, DSN: "postgres://perfgate:pa@ss%zz-s3cret@127.0.0.1:5432/perf_head"}
-	if _, err := controls.RunCounter(ctx, p, v, p.Counters[4], bad, 1); err == nil || !strings.Contains(err.Error(), "counter rows: the store's DSN does not parse") || strings.Contains(err.Error(), "s3cret") {
+	if _, err := controls.RunCounter(ctx, p, v, p.Counters[4], bad, 1); err == nil || !strings.Contains(err.Error(), "counter rows: the DSN does not parse") || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("an SQL counter over a DSN that does not parse gave %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver
 
+	"github.com/perfgate/perfgate/internal/pgdsn"
 	"github.com/perfgate/perfgate/internal/verdict"
 )
 
@@ -104,6 +105,11 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	if err == nil && u.Host != "" {
 		// Never the password: only host and database name go in messages.
 		where = "PostgreSQL at " + u.Host + u.Path
+	}
+	// The driver parses the DSN here, and its refusal would quote it
+	// (pgx masks a password only up to an '@' in it): parse it first.
+	if _, err := pgdsn.Parse(dsn, "opening "+where); err != nil {
+		return nil, err
 	}
 	d, err := sql.Open("pgx", dsn)
 	if err != nil {
