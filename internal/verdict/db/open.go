@@ -5,14 +5,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
-	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
 	"github.com/perfgate/perfgate/internal/pgdsn"
 	"github.com/perfgate/perfgate/internal/verdict"
@@ -100,21 +102,16 @@ func openSQLite(ctx context.Context, dir string) (*DB, error) {
 }
 
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
-	u, err := url.Parse(dsn)
-	where := "the PostgreSQL database"
-	if err == nil && u.Host != "" {
-		// Never the password: only host and database name go in messages.
-		where = "PostgreSQL at " + u.Host + u.Path
-	}
-	// The driver parses the DSN here, and its refusal would quote it
-	// (pgx masks a password only up to an '@' in it): parse it first.
-	if _, err := pgdsn.Parse(dsn, "opening "+where); err != nil {
+	// Parsed once, here, and handed to the driver as a config: the driver
+	// would parse the DSN again, and its refusal would quote it (pgx masks
+	// a password only up to an '@' in it).
+	cfg, err := pgdsn.Parse(dsn, "opening the PostgreSQL database")
+	if err != nil {
 		return nil, err
 	}
-	d, err := sql.Open("pgx", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", where, err)
-	}
+	// Never the password: only host, port and database name go in messages.
+	where := fmt.Sprintf("PostgreSQL at %s/%s", net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), cfg.Database)
+	d := stdlib.OpenDB(*cfg)
 	d.SetMaxOpenConns(16)
 	d.SetMaxIdleConns(16)
 	d.SetConnMaxIdleTime(5 * time.Minute)
