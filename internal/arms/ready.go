@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/redact"
 )
 
 // probe answers nil once the arm is ready.
@@ -23,7 +24,7 @@ func parseReady(name, ready string) (probe, error) {
 	}
 	u, err := url.Parse(ready)
 	if err != nil || u.Host == "" {
-		return nil, exit.Refusef("arm %s: ready probe %q is not a URL: write http://host:port/path or tcp://host:port", name, ready)
+		return nil, exit.Refusef("arm %s: ready probe %q is not a URL: write http://host:port/path or tcp://host:port", name, redact.URL(ready))
 	}
 	switch u.Scheme {
 	case "http", "https":

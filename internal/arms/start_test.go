@@ -22,6 +22,7 @@ func TestStartRefusesBadSpecs(t *testing.T) {
 		{"env without =", Spec{Name: "head", Command: []string{"true"}, Env: []string{"PORT"}}, `"PORT" is not KEY=VALUE`},
 		{"ready scheme", Spec{Name: "head", Command: []string{"true"}, Ready: "ftp://127.0.0.1:1"}, `scheme "ftp"`},
 		{"ready not a URL", Spec{Name: "head", Command: []string{"true"}, Ready: "127.0.0.1:8080"}, "is not a URL"},
+		{"ready not a URL, with a password", Spec{Name: "head", Command: []string{"true"}, Ready: "probe:s3cret@127.0.0.1:8080"}, `ready probe "***@127.0.0.1:8080" is not a URL`},
 		{"missing program", Spec{Name: "head", Command: []string{"/nonexistent/exampled"}}, "starting arm head"},
 	}
 	for _, tt := range tests {

@@ -48,14 +48,14 @@ func TestMain(m *testing.M) {
 // warm-up and 4 s measured and a 2 s idle phase instead of 4 x (2 s + 8 s)
 // and 5 s. TestMeasuredDemoIsTheWholePipeline runs the demo as a user types it;
 // the demos that must judge run judgedQuick (below).
-var quick = []string{"--pairs", "2", "--warmup", "1s", "--measure", "4s", "--idle", "2s"}
+var quick = profile("4s", 0, "2s")
 
 // quickNoIdle is quick without the idle phase, for the tests whose
 // subject is not it: with a store, the phase waits 11 s for PostgreSQL's
 // counters to settle first (armdb.FlushWait), 14.5 s of a quick demo's
 // 58 s with nothing measured. The whole-pipeline demo and the demo without
 // an engine run it.
-var quickNoIdle = []string{"--pairs", "2", "--warmup", "1s", "--measure", "4s", "--idle", "0s"}
+var quickNoIdle = profile("4s", 0, "0s")
 
 // judgedQuick and judgedQuickNoIdle are quick and quickNoIdle for the
 // demos that must reach a verdict: 5 arrivals a second (testslot.SlowRate)
@@ -69,9 +69,20 @@ var quickNoIdle = []string{"--pairs", "2", "--warmup", "1s", "--measure", "4s", 
 // regression 50.8-67.5 ms in both of its (run 208). The gate's rule is
 // the product's at every rate; the longer phases cost each demo 8 s.
 var (
-	judgedQuick       = []string{"--pairs", "2", "--warmup", "1s", "--measure", "8s", "--rate", strconv.Itoa(testslot.SlowRate), "--idle", "2s"}
-	judgedQuickNoIdle = []string{"--pairs", "2", "--warmup", "1s", "--measure", "8s", "--rate", strconv.Itoa(testslot.SlowRate), "--idle", "0s"}
+	judgedQuick       = profile("8s", testslot.SlowRate, "2s")
+	judgedQuickNoIdle = profile("8s", testslot.SlowRate, "0s")
 )
+
+// profile is the demo's profile flags for 2 pairs of 1 s warm-up and
+// measure measured, at rate arrivals a second (the demo's own rate when
+// 0), with an idle phase of idle.
+func profile(measure string, rate int, idle string) []string {
+	flags := []string{"--pairs", "2", "--warmup", "1s", "--measure", measure, "--idle", idle}
+	if rate != 0 {
+		flags = append(flags, "--rate", strconv.Itoa(rate))
+	}
+	return flags
+}
 
 // demoRun runs `perfgate demo` as a user types it and returns its exit code
 // and output. A run that cannot be judged (the shared runner fell behind

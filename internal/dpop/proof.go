@@ -6,12 +6,15 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/perfgate/perfgate/internal/redact"
 )
 
 // Type is the proof's typ header (RFC 9449 section 4.2).
@@ -60,10 +63,15 @@ func NewSigner(key *ecdsa.PrivateKey, htm, htu, token string) (*Signer, error) {
 func HTU(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", fmt.Errorf("making the DPoP htu of %q: %w", raw, err)
+		// url's own message quotes raw whole, its password too.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return "", fmt.Errorf("making the DPoP htu of %q: %w", redact.URL(raw), err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return "", fmt.Errorf("making the DPoP htu of %q: it is not an http or https URL", raw)
+		return "", fmt.Errorf("making the DPoP htu of %q: it is not an http or https URL", redact.URL(raw))
 	}
 	u.RawQuery, u.Fragment, u.RawFragment, u.User = "", "", "", nil
 	u.ForceQuery = false

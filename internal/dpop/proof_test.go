@@ -192,3 +192,14 @@ func TestPoolDropsStaleProofs(t *testing.T) {
 		t.Fatal("proofs older than the pool's age limit were handed out")
 	}
 }
+
+// A request URL that does not parse is named without its user part: url's
+// own message quotes the URL whole, password and all.
+func TestHTURefusesWithoutQuotingAPassword(t *testing.T) {
+	for _, raw := range []string{"http://u:pa@ss%zz-s3cret@127.0.0.1:8080/x", "ftp://u:s3cret@127.0.0.1/x"} {
+		_, err := dpop.HTU(raw)
+		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "127.0.0.1") {
+			t.Errorf("HTU(%q): %v; want a refusal naming the host, without the password", raw, err)
+		}
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/redact"
 )
 
 // ParseTarget checks a target's base URL before anything runs and returns
@@ -20,7 +22,7 @@ import (
 func ParseTarget(raw string) (u *url.URL, port string, err error) {
 	u, err = url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return nil, "", fmt.Errorf("target %q: want a base URL such as http://127.0.0.1:8080", safeURL(raw))
+		return nil, "", fmt.Errorf("target %q: want a base URL such as http://127.0.0.1:8080", redact.URL(raw))
 	}
 	if u.User != nil {
 		// Credentials in the URL would be neither sent (the engine writes
@@ -51,17 +53,6 @@ func ParseTarget(raw string) (u *url.URL, port string, err error) {
 		return nil, "", fmt.Errorf("target %q: the port after the colon is missing; write e.g. http://127.0.0.1:8080", raw)
 	}
 	return u, port, nil
-}
-
-// safeURL is raw without anything between "//" and "@", for a message
-// about a URL that did not even parse.
-func safeURL(raw string) string {
-	if i := strings.Index(raw, "//"); i >= 0 {
-		if j := strings.LastIndex(raw, "@"); j > i {
-			return raw[:i+2] + "…@" + raw[j+1:]
-		}
-	}
-	return raw
 }
 
 // endpointFor resolves the attack's target once, so no request pays for a

@@ -97,6 +97,8 @@ func TestCountersAndControlsRefusals(t *testing.T) {
 		{"url not loopback", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"http://tokens.internal:9100/calls\"\n", `plan.toml:15: url "http://tokens.internal:9100/calls" names tokens.internal, which is not loopback`},
 		{"url of another scheme", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"ftp://127.0.0.1/calls\"\n", `plan.toml:15: url "ftp://127.0.0.1/calls" has scheme "ftp", not http or https`},
 		{"url with a password", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"http://u:p@127.0.0.1:9100/calls\"\n", `plan.toml:15: url "http://u:xxxxx@127.0.0.1:9100/calls" holds a user name or password`},
+		// It does not parse (an '@' in the password): still quoted without it.
+		{"url with a password that does not parse", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"http://u:pa@ss%zz-s3cret@127.0.0.1:9100/calls\"\n", `plan.toml:15: url "http://***@127.0.0.1:9100/calls" is neither a path starting with / nor a URL`},
 		{"fractional requests", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nrequests = 2.5\nurl = \"/calls\"\nmax_per_request = 5\n", `plan.toml:15: requests must be a whole number`},
 		{"duplicate counter", "[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"/calls\"\nmax_per_request = 5\n[[counter]]\nname = \"c\"\ngroup = \"onward\"\nurl = \"/calls\"\nmax_per_request = 5\n", `plan.toml:18: counter name "c" is already used on line 13`},
 		{"bad table", "[[store_writes]]\ngroup = \"create\"\ntable = \"items; DROP\"\n", `plan.toml:14: table "items; DROP" is not a table name`},

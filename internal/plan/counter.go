@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/redact"
 	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
@@ -124,7 +125,7 @@ func (ps *parser) counters(raw map[string]any) {
 func counterURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return strconv.Quote(raw) + " is neither a path starting with / nor a URL"
+		return strconv.Quote(redact.URL(raw)) + " is neither a path starting with / nor a URL"
 	}
 	shown := strconv.Quote(u.Redacted())
 	switch {

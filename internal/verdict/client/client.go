@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/redact"
 	"github.com/perfgate/perfgate/internal/verdict"
 )
 
@@ -41,7 +42,14 @@ type Client struct {
 func New(baseURL string, token TokenSource, hc *http.Client) (*Client, error) {
 	u, err := url.Parse(strings.TrimSuffix(baseURL, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("the verdict service's address %q is not an http(s) URL: write --service https://verdicts.example.com", baseURL)
+		return nil, fmt.Errorf("the verdict service's address %q is not an http(s) URL: write --service https://verdicts.example.com", redact.URL(baseURL))
+	}
+	if u.User != nil {
+		// The job authenticates with its OIDC token; a password here would
+		// be neither sent nor kept out of the job's log.
+		bare := *u
+		bare.User = nil
+		return nil, fmt.Errorf("the verdict service's address %q carries a user name or password, which perfgate would neither send nor keep secret (the service knows the job by its OIDC token); drop it: --service %s", redact.URL(baseURL), bare.String())
 	}
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}

@@ -144,3 +144,25 @@ func TestActionsOIDC(t *testing.T) {
 		t.Errorf("outside a job: %v, want the permissions advice", err)
 	}
 }
+
+// The service's address is never quoted with a password, whether it
+// parses or not, and one with a user part is refused: the job signs in
+// with its OIDC token, and the address shows in the job's log.
+func TestNewRefusesAnAddressWithCredentialsWithoutQuotingThem(t *testing.T) {
+	const secret = "s3cret-pw"
+	for _, addr := range []string{
+		"https://ci:" + secret + "@verdicts.example.com",
+		"https://ci:pa@ss%zz-" + secret + "@verdicts.example.com", // does not parse
+		"ci:" + secret + "@verdicts.example.com",                  // no scheme
+	} {
+		_, err := client.New(addr, nil, nil)
+		switch {
+		case err == nil:
+			t.Errorf("New(%q) took an address with a password", addr)
+		case strings.Contains(err.Error(), secret):
+			t.Errorf("New's refusal quotes the password: %q", err)
+		case !strings.Contains(err.Error(), "verdicts.example.com"):
+			t.Errorf("New's refusal does not name the address: %q", err)
+		}
+	}
+}

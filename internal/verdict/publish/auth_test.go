@@ -168,3 +168,11 @@ func TestFromEnv(t *testing.T) {
 		})
 	}
 }
+
+// An API address that does not parse is named without its user part.
+func TestNewRefusesABadAPIAddressWithoutQuotingAPassword(t *testing.T) {
+	_, err := New(Credentials{Token: fakeToken}, "https://u:pa@ss%zz-s3cret@ghe.example.com/api/v3/")
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "ghe.example.com") {
+		t.Errorf("New: %v; want a refusal naming the host, without the password", err)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/perfgate/perfgate/internal/redact"
 )
 
 // Client publishes through GitHub's REST API. It is safe for concurrent use.
@@ -45,7 +47,7 @@ func apiBase(apiURL string) (*url.URL, error) {
 	}
 	u, err := url.Parse(apiURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("GitHub API address %q is not an http(s) URL (want for example https://api.github.com/ or https://HOST/api/v3/)", apiURL)
+		return nil, fmt.Errorf("GitHub API address %q is not an http(s) URL (want for example https://api.github.com/ or https://HOST/api/v3/)", redact.URL(apiURL))
 	}
 	return u, nil
 }
