@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/redact"
 	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
@@ -259,7 +260,7 @@ func (p *parser) checkURL(name string, a Arm) error {
 		return p.at(k, "url uses the placeholder %s; only @PORT@ is filled in", ph)
 	}
 	if err := contract.LoopbackURL(a.URL, "http", "https"); err != nil {
-		return p.at(k, "url %q %v", a.URL, err)
+		return p.at(k, "url %q %v", redact.URL(a.URL, contract.PortPlaceholder), err)
 	}
 	if strings.Contains(a.URL, contract.PortPlaceholder) {
 		return nil
@@ -290,7 +291,7 @@ func (p *parser) checkReady(name, ready string) error {
 		return nil
 	}
 	if err := contract.LoopbackURL(ready, "http", "https", "tcp"); err != nil {
-		return p.at(k, "ready %q %v (or write a path such as \"/healthz\")", ready, err)
+		return p.at(k, "ready %q %v (or write a path such as \"/healthz\")", redact.URL(ready, contract.PortPlaceholder), err)
 	}
 	return nil
 }

@@ -72,7 +72,7 @@ func TestArmsFileRefusals(t *testing.T) {
 		{"env type", base("env = { A = 1 }\n"), "arms.toml:3: env A must be a string, not a whole number; write A = \"value\""},
 		{"env placeholder", base("env = { A = \"@DRI@\" }\n"), "arms.toml:3: env A uses the placeholder @DRI@; only @PORT@ and @DIR@ are filled in"},
 		{"remote url", base("url = \"http://10.0.0.1:@PORT@\"\n"), "arms.toml:3: url \"http://10.0.0.1:@PORT@\" names 10.0.0.1, which is not loopback: perfgate only reaches arms on 127.0.0.1 (or ::1)"},
-		{"url with userinfo", base("url = \"http://u:pw@127.0.0.1:@PORT@\"\n"), "arms.toml:3: url \"http://u:pw@127.0.0.1:@PORT@\" holds a user name or password, which perfgate would print; put a credential in a secret plan variable instead"},
+		{"url with userinfo", base("url = \"http://u:pw@127.0.0.1:@PORT@\"\n"), "arms.toml:3: url \"http://***@127.0.0.1:@PORT@\" holds a user name or password, which perfgate would print; put a credential in a secret plan variable instead"},
 		{"url scheme", base("url = \"ftp://127.0.0.1:@PORT@\"\n"), "arms.toml:3: url \"ftp://127.0.0.1:@PORT@\" has scheme \"ftp\"; write http:// or https://"},
 		{"remote ready", base("ready = \"http://example.com/healthz\"\n"), "arms.toml:3: ready \"http://example.com/healthz\" names example.com, which is not loopback: perfgate only reaches arms on 127.0.0.1 (or ::1) (or write a path such as \"/healthz\")"},
 		{"ready placeholder", base("ready = \"/h/@DIR@\"\n"), "arms.toml:3: ready uses the placeholder @DIR@; only @PORT@ is filled in"},

@@ -20,7 +20,7 @@ func TestABFlagsOffLoopback(t *testing.T) {
 		{"--head-url", "tcp://127.0.0.1:@PORT@", `ab: --head-url "tcp://127.0.0.1:@PORT@" has scheme "tcp"; write http:// or https://`},
 		{"--ready", "http://example.com/h", `ab: --ready "http://example.com/h" names example.com, which is not loopback`},
 		// The refusal of credentials in a URL must not print them.
-		{"--base-url", "http://u:hunter2@127.0.0.1:@PORT@", `ab: --base-url "http://127.0.0.1:@PORT@" holds a user name or password`},
+		{"--base-url", "http://u:hunter2@127.0.0.1:@PORT@", `ab: --base-url "http://***@127.0.0.1:@PORT@" holds a user name or password`},
 	} {
 		var out, errb strings.Builder
 		err := RunIO(t.Context(), []string{"ab", "--plan", planPath, "--out", t.TempDir(), "--base-cmd", "sleep 60", "--head-cmd", "sleep 60", tc.flag, tc.val},

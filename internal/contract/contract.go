@@ -21,6 +21,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/redact"
 	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
@@ -400,10 +401,10 @@ func (c *Contract) validateReady() error {
 	}
 	u, err := url.Parse(strings.ReplaceAll(c.Ready, PortPlaceholder, "1"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return c.refuse("ready", "ready = %q is neither a path (\"/health\") nor an http URL (\"http://127.0.0.1:@PORT@/health\")", c.Ready)
+		return c.refuse("ready", "ready = %q is neither a path (\"/health\") nor an http URL (\"http://127.0.0.1:@PORT@/health\")", redact.URL(c.Ready, PortPlaceholder))
 	}
 	if host := u.Hostname(); !IsLoopback(host) {
-		return c.refuse("ready", "ready = %q probes %s: perfgate only probes loopback, use 127.0.0.1", c.Ready, host)
+		return c.refuse("ready", "ready = %q probes %s: perfgate only probes loopback, use 127.0.0.1", redact.URL(c.Ready, PortPlaceholder), host)
 	}
 	return nil
 }

@@ -24,6 +24,11 @@ func TestLoadRefusesBadGateFiles(t *testing.T) {
 		{"unknown placeholder in start", func(f map[string]string) { f[GateFile] = replace(gate, "@BIN@ serve", "@BIN@ serve --home @HOME@") }, []string{"perf/gate.toml:4:", "@HOME@"}},
 		{"shell pipe in check", func(f map[string]string) { f[GateFile] = replace(gate, "@BIN@ check", "@BIN@ check | tee log") }, []string{"perf/gate.toml:5:", "without a shell"}},
 		{"ready off loopback", func(f map[string]string) { f[GateFile] = replace(gate, `"/health"`, `"http://10.0.0.1:@PORT@/health"`) }, []string{"perf/gate.toml:9:", "loopback"}},
+		// A password with an '@' in it: the URL does not parse, and the
+		// refusal names it without its user part.
+		{"ready with a password, not a URL", func(f map[string]string) {
+			f[GateFile] = replace(gate, `"/health"`, `"http://probe:pa@ss%zz@127.0.0.1:@PORT@/health"`)
+		}, []string{"perf/gate.toml:9:", `ready = "http://***@127.0.0.1:@PORT@/health" is neither a path`}},
 		{"config leaves the tree", func(f map[string]string) {
 			f[GateFile] = replace(gate, `"perf/service.toml"`, `"../base/perf/service.toml"`)
 		}, []string{"perf/gate.toml:6:", "leaves the tree"}},

@@ -6,6 +6,7 @@ import (
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/plan"
+	"github.com/perfgate/perfgate/internal/redact"
 )
 
 // ABPlan is perfgate ab's plan: read, reshaped by the command line's
@@ -46,7 +47,7 @@ func CommandArms(base, head CommandArm, ready string) ([]ArmSpec, error) {
 			continue
 		}
 		if err := contract.LoopbackURL(u.val, u.schemes...); err != nil {
-			return nil, exit.Refusef("ab: --%s %q %v", u.flag, withoutUserinfo(u.val), err)
+			return nil, exit.Refusef("ab: --%s %q %v", u.flag, redact.URL(u.val, contract.PortPlaceholder), err)
 		}
 	}
 	return Pair(
@@ -67,25 +68,4 @@ func WithVariant(arms []ArmSpec, ctls plan.Controls) ([]ArmSpec, error) {
 		return nil, exit.Refusef("ab: %s:%d: %v", c.File, c.Line, err)
 	}
 	return append(arms, va), nil
-}
-
-// withoutUserinfo is raw with any user name and password cut out, for a
-// refusal to quote: a URL refused for carrying credentials must not print
-// them. The @PORT@ placeholder is kept, so its @ signs are not taken for
-// the one that ends the credentials.
-func withoutUserinfo(raw string) string {
-	const hidden = "\x00PORT\x00"
-	s := strings.ReplaceAll(raw, contract.PortPlaceholder, hidden)
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		return raw
-	}
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
-		rest = rest[at+1:]
-	}
-	return strings.ReplaceAll(scheme+"://"+rest, hidden, contract.PortPlaceholder)
 }

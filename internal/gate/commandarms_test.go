@@ -16,7 +16,7 @@ func TestCommandArms(t *testing.T) {
 	}{
 		{name: "loopback", base: CommandArm{Cmd: "a", URL: "http://127.0.0.1:@PORT@"}, head: CommandArm{Cmd: "b"}, ready: "/healthz"},
 		{name: "remote head", base: CommandArm{Cmd: "a"}, head: CommandArm{Cmd: "b", URL: "http://example.com/"}, refusal: "ab: --head-url \"http://example.com/\""},
-		{name: "credentials hidden", base: CommandArm{Cmd: "a", URL: "http://me:hunter2@example.com:@PORT@/"}, head: CommandArm{Cmd: "b"}, refusal: "ab: --base-url \"http://example.com:@PORT@/\""},
+		{name: "credentials hidden", base: CommandArm{Cmd: "a", URL: "http://me:hunter2@example.com:@PORT@/"}, head: CommandArm{Cmd: "b"}, refusal: "ab: --base-url \"http://***@example.com:@PORT@/\""},
 		{name: "remote ready", base: CommandArm{Cmd: "a"}, head: CommandArm{Cmd: "b"}, ready: "tcp://10.0.0.1:80", refusal: "ab: --ready"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,13 +9,30 @@ import "strings"
 // URL that parses and keeps the user name, but a refusal of one that does
 // not parse is just where a mistyped password (an '@' or a '%' in it)
 // shows; the last '@' is taken because such a password may hold one.
-func URL(raw string) string {
-	j := strings.LastIndex(raw, "@")
+// keep are strings holding an '@' that raw may carry and that end no user
+// part, such as a contract's @PORT@: they are left as they are.
+func URL(raw string, keep ...string) string {
+	// Each kept string stands aside as a NUL-framed index while the '@'
+	// is looked for; a URL holds no NUL.
+	hidden := raw
+	for i, k := range keep {
+		if k != "" {
+			hidden = strings.ReplaceAll(hidden, k, "\x00"+string(rune('0'+i))+"\x00")
+		}
+	}
+	j := strings.LastIndex(hidden, "@")
 	if j < 0 {
 		return raw
 	}
-	if i := strings.Index(raw, "//"); i >= 0 && i < j {
-		return raw[:i+2] + Mask + raw[j:]
+	if i := strings.Index(hidden, "//"); i >= 0 && i < j {
+		hidden = hidden[:i+2] + Mask + hidden[j:]
+	} else {
+		hidden = Mask + hidden[j:]
 	}
-	return Mask + raw[j:]
+	for i, k := range keep {
+		if k != "" {
+			hidden = strings.ReplaceAll(hidden, "\x00"+string(rune('0'+i))+"\x00", k)
+		}
+	}
+	return hidden
 }

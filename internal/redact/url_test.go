@@ -23,4 +23,14 @@ func TestURL(t *testing.T) {
 			t.Errorf("URL(%q) = %q, want %q", c.raw, got, c.want)
 		}
 	}
+	// A contract's @PORT@ holds '@'s that end no user part.
+	for _, c := range []struct{ raw, want string }{
+		{"http://127.0.0.1:@PORT@/health", "http://127.0.0.1:@PORT@/health"},
+		{"http://u:s3cret@127.0.0.1:@PORT@/health", "http://***@127.0.0.1:@PORT@/health"},
+		{"http://u:pa@ss%zz@127.0.0.1:@PORT@/@PORT@", "http://***@127.0.0.1:@PORT@/@PORT@"},
+	} {
+		if got := redact.URL(c.raw, "@PORT@"); got != c.want {
+			t.Errorf("URL(%q, @PORT@) = %q, want %q", c.raw, got, c.want)
+		}
+	}
 }
