@@ -406,6 +406,11 @@ func (c *Contract) validateReady() error {
 	if host := u.Hostname(); !IsLoopback(host) {
 		return c.refuse("ready", "ready = %q probes %s: perfgate only probes loopback, use 127.0.0.1", redact.URL(c.Ready, PortPlaceholder), host)
 	}
+	if u.User != nil {
+		// As the arms file refuses one (LoopbackURL): the probe's URL is
+		// printed in logs and summaries, where a password would show.
+		return c.refuse("ready", "ready = %q holds a user name or password, which perfgate would print; probe a path that needs none, such as ready = \"/health\"", redact.URL(c.Ready, PortPlaceholder))
+	}
 	return nil
 }
 

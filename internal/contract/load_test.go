@@ -29,6 +29,9 @@ func TestLoadRefusesBadGateFiles(t *testing.T) {
 		{"ready with a password, not a URL", func(f map[string]string) {
 			f[GateFile] = replace(gate, `"/health"`, `"http://probe:pa@ss%zz@127.0.0.1:@PORT@/health"`)
 		}, []string{"perf/gate.toml:9:", `ready = "http://***@127.0.0.1:@PORT@/health" is neither a path`}},
+		{"ready with a password", func(f map[string]string) {
+			f[GateFile] = replace(gate, `"/health"`, `"http://probe:s3cret@127.0.0.1:@PORT@/health"`)
+		}, []string{"perf/gate.toml:9:", `ready = "http://***@127.0.0.1:@PORT@/health" holds a user name or password`}},
 		{"config leaves the tree", func(f map[string]string) {
 			f[GateFile] = replace(gate, `"perf/service.toml"`, `"../base/perf/service.toml"`)
 		}, []string{"perf/gate.toml:6:", "leaves the tree"}},
