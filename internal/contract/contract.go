@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"os/exec"
 	"path"
@@ -399,17 +398,10 @@ func (c *Contract) validateReady() error {
 	if ph := badPlaceholder(c.Ready, map[string]bool{PortPlaceholder: true}); ph != "" {
 		return c.refuse("ready", "ready uses the placeholder %s: only @PORT@ is filled in", ph)
 	}
-	u, err := url.Parse(strings.ReplaceAll(c.Ready, PortPlaceholder, "1"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return c.refuse("ready", "ready = %q is neither a path (\"/health\") nor an http URL (\"http://127.0.0.1:@PORT@/health\")", redact.URL(c.Ready, PortPlaceholder))
-	}
-	if host := u.Hostname(); !IsLoopback(host) {
-		return c.refuse("ready", "ready = %q probes %s: perfgate only probes loopback, use 127.0.0.1", redact.URL(c.Ready, PortPlaceholder), host)
-	}
-	if u.User != nil {
-		// As the arms file refuses one (LoopbackURL): the probe's URL is
-		// printed in logs and summaries, where a password would show.
-		return c.refuse("ready", "ready = %q holds a user name or password, which perfgate would print; probe a path that needs none, such as ready = \"/health\"", redact.URL(c.Ready, PortPlaceholder))
+	// The rule every loopback URL of perfgate's follows: http(s), on
+	// loopback, no user name or password (it would be printed).
+	if err := LoopbackURL(c.Ready, "http", "https"); err != nil {
+		return c.refuse("ready", "ready = %q %v (or write a path such as \"/health\")", redact.URL(c.Ready, PortPlaceholder), err)
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func TestLoadRefusesBadGateFiles(t *testing.T) {
 		// refusal names it without its user part.
 		{"ready with a password, not a URL", func(f map[string]string) {
 			f[GateFile] = replace(gate, `"/health"`, `"http://probe:pa@ss%zz@127.0.0.1:@PORT@/health"`)
-		}, []string{"perf/gate.toml:9:", `ready = "http://***@127.0.0.1:@PORT@/health" is neither a path`}},
+		}, []string{"perf/gate.toml:9:", `ready = "http://***@127.0.0.1:@PORT@/health" is not a URL`}},
 		{"ready with a password", func(f map[string]string) {
 			f[GateFile] = replace(gate, `"/health"`, `"http://probe:s3cret@127.0.0.1:@PORT@/health"`)
 		}, []string{"perf/gate.toml:9:", `ready = "http://***@127.0.0.1:@PORT@/health" holds a user name or password`}},
