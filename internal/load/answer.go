@@ -63,8 +63,8 @@ const maxSampleBody = 512
 const maxHeaderExpects = 32
 
 // AnswerSample is one wrong answer as a report shows it: which expectation
-// failed and why, and the start of the body (cut at 512 bytes, secrets
-// redacted, line breaks written \n).
+// failed and why, and the start of the body (secrets redacted, then cut
+// at 512 bytes, line breaks written \n).
 type AnswerSample struct {
 	Expectation string `json:"expectation"`
 	Why         string `json:"why"`
@@ -257,10 +257,45 @@ func (m *answerMatch) first(body []byte, cut bool, seen uint32) (says, why strin
 			return c.says, where
 		}
 		if !sameJSON(got, c.want) {
-			return c.says, fmt.Sprintf("%q holds %s", strings.Join(c.path, "."), cutText(jsonText(got), 80))
+			return c.says, fmt.Sprintf("%q holds %s", strings.Join(c.path, "."), m.shown(got))
 		}
 	}
 	return "", ""
+}
+
+// shown is a value found in a JSON body as a reason quotes it: encoded,
+// at most 80 bytes. The secrets are masked in the decoded strings, before
+// the encoding escapes them (a secret holding a quote, a backslash, a tab
+// or one of <>& would no longer be found), and the whole text is masked
+// before the cut (masked after, a secret the cut crosses would show its
+// start).
+func (m *answerMatch) shown(v any) string {
+	if m.redact.Empty() {
+		return cutText(jsonText(v), 80)
+	}
+	return cutText(m.redact.String(jsonText(masked(v, m.redact))), 80)
+}
+
+// masked is v, decoded JSON, with red's secrets masked in every string,
+// the objects' keys included.
+func masked(v any, red *redact.Set) any {
+	switch x := v.(type) {
+	case string:
+		return red.String(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[red.String(k)] = masked(e, red)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = masked(e, red)
+		}
+		return out
+	}
+	return v
 }
 
 func (m *answerMatch) beyond(cut bool, why string) string {
@@ -275,12 +310,19 @@ func (m *answerMatch) sample(status int, body []byte, cut bool, says, why string
 	return &AnswerSample{Expectation: says, Why: m.redact.String(why), Status: status, Body: text, Cut: cut || longer}
 }
 
-// ShowBody is a body as a report shows it: its first 512 bytes on one line
-// (line breaks written \n, bytes that are not UTF-8 as ?), with red's
-// secrets as ***; cut says there was more.
+// ShowBody is a body as a report shows it: with red's secrets as ***, its
+// first 512 bytes on one line (line breaks written \n, bytes that are not
+// UTF-8 as ?); cut says there was more. The secrets are masked in the whole
+// body before the cut, and before the escapes and the UTF-8 repair change
+// its bytes: masked after, a secret the cut crosses would no longer be
+// whole and its start would be shown, and one holding a tab would no
+// longer be found. They are masked as written and as a JSON string
+// carries them, since a JSON answer echoing one escapes its quotes,
+// backslashes, tabs and <>&.
 func ShowBody(body []byte, red *redact.Set) (text string, cut bool) {
-	cut = len(body) > maxSampleBody
-	text = string(body[:min(len(body), maxSampleBody)])
+	text = withJSONForms(red).String(string(body))
+	cut = len(text) > maxSampleBody
+	text = text[:min(len(text), maxSampleBody)]
 	for cut && len(text) > 0 {
 		// Not the start of a rune the cut split.
 		if r, _ := utf8.DecodeLastRuneInString(text); r != utf8.RuneError {
@@ -290,7 +332,28 @@ func ShowBody(body []byte, red *redact.Set) (text string, cut bool) {
 	}
 	text = strings.ToValidUTF8(text, "?")
 	text = strings.NewReplacer("\r", `\r`, "\n", `\n`, "\t", `\t`).Replace(text)
-	return red.String(text), cut
+	return text, cut
+}
+
+// withJSONForms is red with each secret also as a JSON string holds it,
+// escaped as encoding/json writes it and as encoders that leave <>& alone
+// do.
+func withJSONForms(red *redact.Set) *redact.Set {
+	if red.Empty() {
+		return red
+	}
+	vals := red.Values()
+	for _, v := range red.Values() {
+		for _, html := range []bool{true, false} {
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(html)
+			if enc.Encode(v) == nil {
+				vals = append(vals, strings.TrimSuffix(b.String(), "\n")[1:b.Len()-2])
+			}
+		}
+	}
+	return redact.New(vals...)
 }
 
 // walk follows path into doc; where says which step is missing ("" when
@@ -338,9 +401,13 @@ func jsonText(v any) string {
 	return string(b)
 }
 
+// cutText is s cut to n bytes, never inside a character.
 func cutText(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "..."
 }

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -92,6 +93,95 @@ func TestAnswerRule(t *testing.T) {
 			}
 			if strings.Contains(s.Body, "s3cret") || len(s.Body) > maxSampleBody {
 				t.Errorf("sample body %q: must be cut at %d and redacted", s.Body, maxSampleBody)
+			}
+		})
+	}
+}
+
+// TestWrongAnswerSampleHidesEverySecret: a wrong answer's sample (the
+// body and the reason, which stdout, the exit message and the JSON report
+// print) shows no part of a secret. Masked only after the body was cut at
+// 512 bytes, or a JSON value at 80, a secret the cut crossed was no longer
+// whole, and its start was printed; masked after the escapes, a secret
+// holding a tab, a quote or one of <>& was no longer found at all.
+func TestWrongAnswerSampleHidesEverySecret(t *testing.T) {
+	const token = "Tok3n-9f8e7d6c5b4a"
+	pad := func(n int) string { return strings.Repeat("a", n) }
+	wantToken := AnswerRule{JSON: []JSONExpect{{Path: "token", Value: "x"}}}
+	for _, tc := range []struct {
+		name, secret string
+		rule         AnswerRule
+		body         string
+	}{
+		{"body: a secret across byte 512", token, AnswerRule{Body: "done"}, pad(maxSampleBody-6) + token + " and more"},
+		{"body: a secret ending at byte 512", token, AnswerRule{Body: "done"}, pad(maxSampleBody-len(token)) + token + " and more"},
+		{"body: a secret holding a tab", "ab\tcd-secret", AnswerRule{Body: "done"}, "key ab\tcd-secret end"},
+		{"reason: a JSON value across the 80-byte cut", token, wantToken, `{"token":"` + pad(70) + token + `"}`},
+		{"reason: a secret holding <>& in a JSON value", "p&ss<w0rd>", wantToken, `{"token":"p&ss<w0rd>"}`},
+		{"reason: a secret holding a quote in a JSON value", `qu"ote-secret`, wantToken, `{"token":"qu\"ote-secret"}`},
+		{"reason: a secret as a JSON key", token, AnswerRule{JSON: []JSONExpect{{Path: "a", Value: "x"}}}, `{"a":{"` + token + `":1}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := newAnswerMatch(&tc.rule, []int{200}, redact.New(tc.secret))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var p respParser
+			p.begin(false, nil, nil, m)
+			if _, done, err := p.feed([]byte(httpResp("", tc.body))); err != nil || !done {
+				t.Fatalf("done %v err %v", done, err)
+			}
+			s := p.result().sample
+			if s == nil {
+				t.Fatal("no sample: the answer was not judged wrong")
+			}
+			for what, text := range map[string]string{"body": s.Body, "reason": s.Why} {
+				if part := secretPart(text, tc.secret); part != "" {
+					t.Errorf("the sample's %s %q shows %q of the secret", what, text, part)
+				}
+			}
+			if len(s.Body) > maxSampleBody {
+				t.Errorf("sample body of %d bytes, over %d", len(s.Body), maxSampleBody)
+			}
+		})
+	}
+}
+
+// secretPart is the longest start of secret, 4 bytes or more, that text
+// shows as the body shows it (tabs written \t) or as JSON encodes it
+// (quotes and <>& escaped); "" when none.
+func secretPart(text, secret string) string {
+	enc, _ := json.Marshal(secret)
+	forms := []string{secret, strings.ReplaceAll(secret, "\t", `\t`), string(enc[1 : len(enc)-1])}
+	for n := len(secret); n >= 4; n-- {
+		for _, f := range forms {
+			if n <= len(f) && strings.Contains(text, f[:n]) {
+				return f[:n]
+			}
+		}
+	}
+	return ""
+}
+
+// TestShowBodyMasksBeforeTheCut: a difference perfgate ab lists
+// (pairs.sameAnswers) shows bodies through ShowBody, which masks the
+// secrets in the whole body and cuts what is left: a body that only the
+// masks bring under 512 bytes is shown whole.
+func TestShowBodyMasksBeforeTheCut(t *testing.T) {
+	const secret = "Tok3n-9f8e7d6c5b4a"
+	red := redact.New(secret)
+	for _, tc := range []struct {
+		name, body, want string
+		cut              bool
+	}{
+		{"across the cut", strings.Repeat("a", 508) + secret + "b", strings.Repeat("a", 508) + "***b", false},
+		{"longer than the cut once masked", strings.Repeat("a", 510) + secret + "bbb", strings.Repeat("a", 510) + "**", true},
+		{"no secret", strings.Repeat("a", 513), strings.Repeat("a", 512), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text, cut := ShowBody([]byte(tc.body), red)
+			if text != tc.want || cut != tc.cut {
+				t.Errorf("ShowBody = %q, cut %v; want %q, cut %v", text, cut, tc.want, tc.cut)
 			}
 		})
 	}
