@@ -359,13 +359,23 @@ func TestConnReadFramingBackToBack(t *testing.T) {
 
 const benchResp = "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nDate: Mon, 02 Jan 2006 15:04:05 GMT\r\nContent-Length: 13\r\n\r\nHello, world!"
 
+// timedResp carries the timing header in the shapes targets send (a
+// quoted description, nested metrics, total last), so the walk over its
+// metrics and parameters is on the measured path.
+const timedResp = "HTTP/1.1 200 OK\r\nServer-Timing: cache;desc=\"Cache Read\";dur=23.2, db;dur=5, total;dur=47.5\r\nContent-Length: 13\r\n\r\nHello, world!"
+
 var allocCases = []struct {
-	name  string
-	parts []string
+	name      string
+	timingHd  string // lower case; "" reads Server-Timing
+	parts     []string
+	serverDur int64 // what the timing header says, -1 for none
 }{
-	{"content-length", []string{benchResp}},
-	{"split line", []string{benchResp[:30], benchResp[30:]}},
-	{"chunked", []string{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nd;x=y\r\nHello, world!\r\n0\r\nX-T: 1\r\n\r\n"}},
+	{"content-length", "", []string{benchResp}, -1},
+	{"split line", "", []string{benchResp[:30], benchResp[30:]}, -1},
+	{"chunked", "", []string{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nd;x=y\r\nHello, world!\r\n0\r\nX-T: 1\r\n\r\n"}, -1},
+	{"Server-Timing", "", []string{timedResp}, 47500},
+	{"Server-Timing split in a metric", "", []string{timedResp[:60], timedResp[60:]}, 47500},
+	{"named timing header", "x-took-ms", []string{"HTTP/1.1 200 OK\r\nX-Took-Ms: 12.5ms\r\nContent-Length: 2\r\n\r\nok"}, 12500},
 }
 
 func TestParserNoAlloc(t *testing.T) {
@@ -376,8 +386,12 @@ func TestParserNoAlloc(t *testing.T) {
 			for i, s := range tc.parts {
 				parts[i] = []byte(s)
 			}
+			var timingHd []byte
+			if tc.timingHd != "" {
+				timingHd = []byte(tc.timingHd)
+			}
 			allocs := testing.AllocsPerRun(100, func() {
-				p.reset(false, nil)
+				p.reset(false, timingHd)
 				for _, b := range parts {
 					if _, _, err := p.feed(b); err != nil {
 						t.Fatal(err)
@@ -386,6 +400,9 @@ func TestParserNoAlloc(t *testing.T) {
 			})
 			if allocs != 0 {
 				t.Errorf("%v allocations per response, want 0", allocs)
+			}
+			if r := p.result(); !p.keep() || r.serverDur != tc.serverDur {
+				t.Errorf("done %v, server time %d µs, want %d", p.keep(), r.serverDur, tc.serverDur)
 			}
 		})
 	}
@@ -403,8 +420,12 @@ func BenchmarkParserFeed(b *testing.B) {
 			}
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
+			var timingHd []byte
+			if tc.timingHd != "" {
+				timingHd = []byte(tc.timingHd)
+			}
 			for b.Loop() {
-				p.reset(false, nil)
+				p.reset(false, timingHd)
 				for _, part := range parts {
 					if _, _, err := p.feed(part); err != nil {
 						b.Fatal(err)

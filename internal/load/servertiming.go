@@ -12,14 +12,15 @@ func parseServerTiming(v []byte) (int64, bool) {
 	best, found := -1.0, false
 	for len(v) > 0 {
 		var metric []byte
-		if i := bytes.IndexByte(v, ','); i >= 0 {
-			metric, v = v[:i], v[i+1:]
-		} else {
-			metric, v = v, nil
-		}
-		parts := bytes.Split(metric, []byte(";"))
-		name := bytes.TrimSpace(parts[0])
-		for _, p := range parts[1:] {
+		metric, v = cutByte(v, ',')
+		// The parameters are walked in place: this runs for every answer
+		// that carries the header, and the parser allocates nothing per
+		// answer.
+		name, params := cutByte(metric, ';')
+		name = bytes.TrimSpace(name)
+		for len(params) > 0 {
+			var p []byte
+			p, params = cutByte(params, ';')
 			p = bytes.TrimSpace(p)
 			if len(p) < 4 || !asciiEqualFoldB(p[:4], "dur=") {
 				continue
@@ -37,6 +38,14 @@ func parseServerTiming(v []byte) (int64, bool) {
 		}
 	}
 	return int64(best * 1000), found
+}
+
+// cutByte splits b at its first sep: before is all of b when there is none.
+func cutByte(b []byte, sep byte) (before, after []byte) {
+	if i := bytes.IndexByte(b, sep); i >= 0 {
+		return b[:i], b[i+1:]
+	}
+	return b, nil
 }
 
 // parseMillis reads a header holding milliseconds ("12.5", or "12.5ms").
