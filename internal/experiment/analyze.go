@@ -130,19 +130,15 @@ func deriveStages(stages []Stage, st Settings) {
 				firstServer = d.ServerMS
 			}
 		}
-		if hitRule := st.HitHeader != "" || st.HitField != ""; (hitRule || len(st.HitStatus) > 0) && t.Expected > 0 {
-			var hits uint64
-			for _, c := range st.HitStatus {
-				hits += t.Statuses[c]
-			}
-			if hitRule {
-				// The engine judged each answer by the header or the
-				// JSON field (load.HitRule).
-				hits = t.Hits
-				if t.HitBeyond > 0 {
-					d.Flags = append(d.Flags, fmt.Sprintf("%d answers had %s past the first %d KiB of the body, which is all perfgate reads: counted as misses",
-						t.HitBeyond, st.HitField, load.MaxHitBody>>10))
-				}
+		if (st.HitHeader != "" || st.HitField != "" || len(st.HitStatus) > 0) && t.Expected > 0 {
+			// The engine judged each answer by the rule (load.HitRule):
+			// a status too, since only it knows which answers with that
+			// status were expected and right; a count of the status alone
+			// would take in wrong answers and unexpected ones.
+			hits := t.Hits
+			if t.HitBeyond > 0 {
+				d.Flags = append(d.Flags, fmt.Sprintf("%d answers had %s past the first %d KiB of the body, which is all perfgate reads: counted as misses",
+					t.HitBeyond, st.HitField, load.MaxHitBody>>10))
 			}
 			hr := float64(hits) / float64(t.Expected)
 			d.HitRatio = &hr

@@ -121,6 +121,7 @@ func TestStageFlags(t *testing.T) {
 	// Misses: answered 404, which the plan expects but is no hit.
 	miss := mkStage(t, "300/s", 300, 300, 300, 10, 5, 0, 0)
 	miss.Total.Statuses = map[int]uint64{200: 30, 404: 270}
+	miss.Total.Hits = 30 // the engine's count by hit_status (load.HitRule)
 	stages = append(stages, miss)
 	deriveStages(stages, st)
 	if f := strings.Join(stages[1].Derived.Flags, "|"); !strings.Contains(f, "shortfall is the generator's") {

@@ -373,6 +373,49 @@ func TestHitRatioByHeaderAndJSONField(t *testing.T) {
 	}
 }
 
+// A hit by status is an expected, right answer with that status: the
+// target answers 200 to every request but only every fourth body holds
+// what the group expects, so the other three are wrong answers, and
+// counting the status alone made the hit ratio 4 (400 %).
+func TestHitRatioByStatusCountsRightAnswersOnly(t *testing.T) {
+	t.Parallel()
+	url := targettest.Start(t, target.Config{Workers: 8, Service: time.Millisecond, HitEvery: 4})
+	path := filepath.Join(t.TempDir(), "plan.toml")
+	if err := os.WriteFile(path, []byte(`[[group]]
+name = "work"
+path = "/work"
+expect = 200
+expect_body = '"hit":true'
+
+[experiment]
+model = "closed"
+group = "work"
+concurrency = [2]
+warmup = "200ms"
+stage = "800ms"
+hit_status = [200]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runExperiment(t, p, url)
+	if len(rep.Stages) != 1 {
+		t.Fatalf("%d stages", len(rep.Stages))
+	}
+	st := rep.Stages[0]
+	if st.Total.Expected == 0 || st.Total.Expected >= st.Total.Statuses[200] {
+		t.Fatalf("%d expected of %d answered 200: the target's misses should be wrong answers", st.Total.Expected, st.Total.Statuses[200])
+	}
+	if d := st.Derived; d.HitRatio == nil {
+		t.Errorf("no hit ratio; want 1")
+	} else if *d.HitRatio != 1 {
+		t.Errorf("hit ratio %g, want 1: every expected answer is a 200", *d.HitRatio)
+	}
+}
+
 // The target's served counter and its request-duration histogram, named
 // in gauges, are read as a rate per second and as the p99 of each scrape
 // interval: in the report beside the plain gauges, and charted.

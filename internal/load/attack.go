@@ -24,7 +24,7 @@ type Attack struct {
 	Start        time.Time      // schedule origin shared by paired attacks (zero: now)
 	Offset       time.Duration  // every arrival shifted by this (A/B: half an interval)
 	ServerTiming string         // "" = parse `Server-Timing: ...;dur=`; else a named header holding ms
-	Hit          *HitRule       // optional: which answers are hits, by a header or a JSON field (hit.go)
+	Hit          *HitRule       // optional: which expected answers are hits, by status, a header or a JSON field (hit.go)
 	Redact       *redact.Set    // optional: secrets taken out of the wrong answers' bodies a result keeps (answer.go)
 	Progress     func(Snapshot) // optional, called about once a second
 

@@ -5,13 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
-// HitRule says which answers are hits (a cache's, say) when a status alone
-// cannot tell: a header, or a JSON field of the body. The zero value reads
-// neither, and the parser then pays nothing for it.
+// HitRule says which answers are hits (a cache's, say): by status, by a
+// header, or by a JSON field of the body; one of the three. Only an
+// expected answer can be a hit: an answer with a status the group does not
+// expect, or a wrong answer (AnswerRule), is counted as the failure it is
+// and never as a hit (GroupStats.Hits). The zero value reads nothing, and
+// the parser then pays nothing for it.
 type HitRule struct {
+	// Status are statuses that are hits; the group's other expected
+	// statuses are misses.
+	Status []int
 	// Header is a header name (any case); the answer is a hit when it
 	// carries it, and, when Value is set, with that value (trimmed,
 	// compared exactly).
@@ -31,6 +38,7 @@ const MaxHitBody = 64 << 10
 // hitMatch is a HitRule made ready for the parser: the header name in lower
 // case and the value as bytes, so no header line converts anything.
 type hitMatch struct {
+	status        []int
 	header, value []byte
 	hasValue      bool
 	field         []string
@@ -38,13 +46,20 @@ type hitMatch struct {
 }
 
 func newHitMatch(r *HitRule) (*hitMatch, error) {
-	if r == nil || (r.Header == "" && r.Field == "") {
+	if r == nil || (len(r.Status) == 0 && r.Header == "" && r.Field == "") {
 		return nil, nil
 	}
-	if r.Header != "" && r.Field != "" {
+	switch {
+	case r.Header != "" && r.Field != "":
 		return nil, fmt.Errorf("a hit rule names both a header (%s) and a JSON field (%s); name one", r.Header, r.Field)
+	case len(r.Status) > 0 && (r.Header != "" || r.Field != ""):
+		return nil, fmt.Errorf("a hit rule names both statuses (%v) and a header or a JSON field; name one", r.Status)
 	}
 	m := &hitMatch{}
+	if len(r.Status) > 0 {
+		m.status = slices.Clone(r.Status)
+		return m, nil
+	}
 	if r.Header != "" {
 		m.header = []byte(strings.ToLower(strings.TrimSpace(r.Header)))
 		m.value = []byte(strings.TrimSpace(r.Value))
@@ -69,6 +84,9 @@ func newHitMatch(r *HitRule) (*hitMatch, error) {
 	}
 	return m, nil
 }
+
+// statusHit reports whether a final answer's status is one the rule names.
+func (m *hitMatch) statusHit(status int) bool { return slices.Contains(m.status, status) }
 
 // headerHit reports whether a header line (name as sent, value trimmed) is
 // the hit the rule names.

@@ -109,6 +109,27 @@ func TestHitHeader(t *testing.T) {
 	}
 }
 
+// TestHitStatus: a status rule judges the final answer's status, never an
+// interim one's.
+func TestHitStatus(t *testing.T) {
+	m := mustHitMatch(t, HitRule{Status: []int{203, 100}})
+	for _, tc := range []struct {
+		name string
+		in   string
+		hit  bool
+	}{
+		{"the status", "HTTP/1.1 203 Non-Authoritative Information\r\nContent-Length: 2\r\n\r\nok", true},
+		{"another status", httpResp("", "ok"), false},
+		{"after an interim answer with a listed status", "HTTP/1.1 100 Continue\r\n\r\n" + httpResp("", "ok"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := hitParse(t, m, tc.in, false); r.hit != tc.hit || r.hitBeyond {
+				t.Errorf("hit %v beyond %v, want hit %v", r.hit, r.hitBeyond, tc.hit)
+			}
+		})
+	}
+}
+
 func TestHitField(t *testing.T) {
 	t.Parallel()
 	hitTrue := mustHitMatch(t, HitRule{Field: "cache.hit", FieldValue: true})
@@ -194,6 +215,8 @@ func TestHitReusesBuffers(t *testing.T) {
 func TestHitRuleRefusals(t *testing.T) {
 	for _, r := range []HitRule{
 		{Header: "X-Cache", Field: "a"},
+		{Status: []int{203}, Header: "X-Cache"},
+		{Status: []int{203}, Field: "a", FieldValue: true},
 		{Field: "a..b", FieldValue: true},
 		{Field: "a", FieldValue: []int{1}},
 	} {

@@ -21,7 +21,7 @@ type respParser struct {
 	err      error // sticky: a malformed response stays malformed
 
 	// hm is the attack's hit rule (hit.go), nil when it has none: then no
-	// header is compared and no body byte kept. body keeps up to
+	// status or header is compared and no body byte kept. body keeps up to
 	// MaxHitBody bytes of the body when the rule reads a JSON field; its
 	// buffer is reused from response to response, like line's.
 	hm      *hitMatch
@@ -304,7 +304,8 @@ func (p *respParser) statusLine(line []byte) error {
 	if !ok {
 		return fmt.Errorf("%w: status line %q", errMalformed, trunc(line))
 	}
-	p.status, p.http10, p.hit, p.seen = st, line[7] == '0', false, 0
+	p.status, p.http10, p.seen = st, line[7] == '0', 0
+	p.hit = p.hm != nil && p.hm.status != nil && p.hm.statusHit(st)
 	p.length, p.chunked, p.closeConn, p.keepAlive = -1, false, false, false
 	p.state = stHeader
 	return nil

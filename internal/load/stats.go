@@ -47,8 +47,10 @@ type GroupStats struct {
 	Statuses                 map[int]uint64
 	Errors                   map[string]uint64 // transport failures by kind; no status
 	BytesIn, BytesOut        uint64
-	// Hits counts the expected answers that are hits by Attack.Hit;
-	// HitBeyond the misses whose JSON field lay past MaxHitBody.
+	// Hits counts the expected answers that are hits by Attack.Hit (an
+	// unexpected status or a wrong answer is never one, so Hits is at most
+	// Expected); HitBeyond the misses whose JSON field lay past
+	// MaxHitBody.
 	Hits, HitBeyond uint64
 	// WrongAnswers counts the answers with an expected status that fail
 	// the group's AnswerRule: failures, like an unexpected status, and

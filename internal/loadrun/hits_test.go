@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/exit"
 )
 
 // cacheServer answers every fourth request it serves as a cache hit, by
@@ -91,4 +93,56 @@ func TestRunReportsHitRatio(t *testing.T) {
 			t.Fatalf("%v\n%s", err, out.String())
 		}
 	})
+}
+
+// TestRunHitRatioOfRightAnswers: hit_status counts the right answers with
+// that status and no other. A target that answers one request in three
+// with a 203 whose body is wrong has failed those: they are neither
+// expected answers nor hits. Counting every 203 put the ratio at twice
+// the truth, and the report's hits stayed empty beside it.
+func TestRunHitRatioOfRightAnswers(t *testing.T) {
+	t.Parallel()
+	var served, hits, wrong atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch served.Add(1) % 3 {
+		case 0:
+			hits.Add(1)
+			w.WriteHeader(http.StatusNonAuthoritativeInfo)
+			fmt.Fprint(w, `{"ok":true}`)
+		case 1:
+			wrong.Add(1)
+			w.WriteHeader(http.StatusNonAuthoritativeInfo)
+			fmt.Fprint(w, `{"stale":true}`)
+		default:
+			fmt.Fprint(w, `{"ok":true}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	plan := "[load]\nrate = 40\nhit_status = [203]\n\n[[group]]\nname = \"a\"\npath = \"/a\"\nexpect = [200, 203]\nexpect_body = '\"ok\"'\n"
+	var out bytes.Buffer
+	report := filepath.Join(t.TempDir(), "load.json")
+	err := Run(context.Background(), Options{Plan: writePlan(t, plan), Target: srv.URL, Duration: time.Second,
+		WarmupSet: true, Seed: 1, Out: report, Stdout: &out})
+	// The wrong answers fail the run (exit 1); the ratio is still said.
+	if exit.Code(err) != exit.Regression {
+		t.Fatalf("%v, want exit 1 for the wrong answers\n%s", err, out.String())
+	}
+	h, expected := hits.Load(), served.Load()-wrong.Load()
+	want := fmt.Sprintf("note: hit ratio of a: %.1f %% (%d of %d expected answers, by hit_status [203])", 100*float64(h)/float64(expected), h, expected)
+	if !strings.Contains(out.String(), want) {
+		t.Fatalf("summary lacks %q:\n%s", want, out.String())
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Groups []struct{ Hits, Expected int64 }
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Groups) != 1 || rep.Groups[0].Hits != h || rep.Groups[0].Expected != expected {
+		t.Errorf("report groups %+v, want hits %d of %d expected", rep.Groups, h, expected)
+	}
 }

@@ -168,6 +168,7 @@ func (ps *parser) experiment(raw map[string]any) {
 		e.KneeTolerance = f / 100
 	}
 	ps.hitRule(m, ep, "[experiment]", &e.HitRule)
+	ps.hitStatusExpected(ep, e.HitStatus, e.Group)
 	if v, ok := m["gauges"]; ok {
 		list, isList := v.([]any)
 		if !isList {

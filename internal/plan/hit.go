@@ -33,10 +33,14 @@ func (h HitRule) Written() bool {
 	return len(h.HitStatus) > 0 || h.HitHeader != "" || h.HitField != ""
 }
 
-// LoadRule is the load engine's rule for hit_header or hit_field; nil for
-// hit_status (a status needs no rule) or no hit at all.
+// LoadRule is the load engine's rule; nil when no hit is named. A status
+// too is the engine's to judge: only it knows which answers with that
+// status were expected and right (not wrong answers), and only those are
+// hits.
 func (h HitRule) LoadRule() *load.HitRule {
 	switch {
+	case len(h.HitStatus) > 0:
+		return &load.HitRule{Status: slices.Clone(h.HitStatus)}
 	case h.HitHeader != "":
 		name, val, _ := strings.Cut(h.HitHeader, ":")
 		return &load.HitRule{Header: strings.TrimSpace(name), Value: strings.TrimSpace(val)}
@@ -44,19 +48,6 @@ func (h HitRule) LoadRule() *load.HitRule {
 		return &load.HitRule{Field: h.HitField, FieldValue: h.HitValue}
 	}
 	return nil
-}
-
-// Hits counts the hits among answers with these statuses, of which the
-// engine found ruleHits by LoadRule's header or field.
-func (h HitRule) Hits(statuses map[int]uint64, ruleHits uint64) uint64 {
-	if h.LoadRule() != nil {
-		return ruleHits
-	}
-	var n uint64
-	for _, c := range h.HitStatus {
-		n += statuses[c]
-	}
-	return n
 }
 
 // Says is the rule as the plan writes it, for a line about a hit ratio.

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/perfgate/perfgate/internal/tomlpos"
@@ -15,6 +17,7 @@ func (ps *parser) load(raw map[string]any) {
 	l := &ps.p.Load
 	ps.Known(m, lp, "[load]", append([]string{"rate", "warmup", "duration", "stage", "order"}, hitRuleKeys...)...)
 	ps.hitRule(m, lp, "[load]", &l.Hit)
+	ps.hitStatusExpected(lp, l.Hit.HitStatus, "")
 	if r, ok := ps.Num(m, lp, "rate", "rate = 20", 0, false, maxRate); ok {
 		l.Rate = r
 	}
@@ -63,6 +66,42 @@ func (ps *parser) load(raw map[string]any) {
 			key = "rate"
 		}
 		ps.At(lp, key, "the warm-up (%s) runs at rate, which is 0, so it sends nothing; write rate = 20 or warmup = \"0s\"", l.Warmup)
+	}
+}
+
+// hitStatusExpected refuses a hit_status that no group expects: only an
+// expected answer is a hit, so its answers would count as failures and
+// never as hits, and the ratio would say misses the target did not serve.
+// The groups are read before [load] and [experiment]; only names the
+// one group an experiment loads ("" for every group).
+func (ps *parser) hitStatusExpected(lp []string, statuses []int, only string) {
+	var groups []Group
+	for _, g := range ps.p.Groups {
+		if only == "" || g.Name == only {
+			groups = append(groups, g)
+		}
+	}
+	if len(statuses) == 0 || len(groups) == 0 {
+		return
+	}
+	for _, g := range groups {
+		if len(g.Expect) == 0 {
+			return // refused at the group already
+		}
+	}
+	for _, c := range statuses {
+		expected := false
+		for _, g := range groups {
+			expected = expected || slices.Contains(g.Expect, c)
+		}
+		if !expected {
+			who, fix := "no group expects", "the groups it answers"
+			if only != "" {
+				who, fix = fmt.Sprintf("group %q does not expect", only), "group "+strconv.Quote(only)
+			}
+			ps.At(lp, "hit_status", "hit_status lists %d, which %s: only an expected answer is a hit, so a %d would count as a failure, never as a hit; add %d to the expect of %s, or remove it from hit_status", c, who, c, c, fix)
+			return
+		}
 	}
 }
 
