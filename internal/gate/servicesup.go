@@ -32,12 +32,15 @@ func ServicesUp(ctx context.Context, o ServicesUpOptions) error {
 		return err
 	}
 	p.WaitTimeout = o.Wait
+	// Said first, before anything starts: it is what a user whose command
+	// is killed needs to remove the services, and a long plan table must
+	// not push it out of sight. A plan that fails starts nothing, so no id
+	// is printed for it.
+	fmt.Fprintf(o.Err, "run %s: remove its services with: perfgate services down --run-id %s\n", o.RunID, o.RunID)
 	p.WriteTable(o.Out)
 	// What a killed `perfgate run` of this checkout left holds its ports.
 	// Services this command started are not swept: they carry no owner,
 	// they are meant to outlive it.
-	// Said before anything starts: a user whose command is killed needs it.
-	fmt.Fprintf(o.Err, "run %s: remove its services with: perfgate services down --run-id %s\n", o.RunID, o.RunID)
 	checkout := Checkout(o.Head.Dir)
 	stale, err := services.DownStale(ctx, checkout, OwnerGone)
 	for _, st := range stale {

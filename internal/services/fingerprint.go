@@ -190,7 +190,11 @@ func fingerprintOf(l *loaded, name string, cache *contentCache) (fingerprint, er
 		if err := fp.add(l, cache, "build context", orig.Build.Context); err != nil {
 			return fingerprint{}, err
 		}
-		fp.def["build"] = map[string]any{"dockerfile": orig.Build.Dockerfile, "target": orig.Build.Target, "args": orig.Build.Args}
+		build, err := decoded(map[string]any{"dockerfile": orig.Build.Dockerfile, "target": orig.Build.Target, "args": orig.Build.Args})
+		if err != nil {
+			return fingerprint{}, fmt.Errorf("encoding the build of service %q: %w", name, err)
+		}
+		fp.def["build"] = build
 	}
 	for _, ref := range orig.Secrets {
 		if sec, ok := l.project.Secrets[ref.Source]; ok && sec.File != "" {
@@ -216,6 +220,18 @@ func fingerprintOf(l *loaded, name string, cache *contentCache) (fingerprint, er
 		}
 	}
 	return fp, nil
+}
+
+// decoded turns v into what JSON decodes to, so that firstDiff walks into
+// its maps and names the build argument that differs, not build.args.
+func decoded(v any) (any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	err = json.Unmarshal(raw, &out)
+	return out, err
 }
 
 // add records what the service reads from path: its content when path lies
@@ -266,11 +282,11 @@ func relativise(raw []byte, dir string) []byte {
 // difference names the first place two fingerprints differ, or "".
 func difference(head, base fingerprint) string {
 	if p, h, b := firstDiff("", head.def, base.def); p != "" {
-		if strings.HasPrefix(p, "environment") {
-			// Environment values often hold credentials: name the key only.
+		if !valuesShown(p) || holdsHidden(h) || holdsHidden(b) {
 			return p + " differs"
 		}
-		return fmt.Sprintf("%s differs (head %s, base %s)", p, short(h), short(b))
+		hs, bs := shown(h, b)
+		return fmt.Sprintf("%s differs (head %s, base %s)", p, hs, bs)
 	}
 	keys := map[string]bool{}
 	for k := range head.files {
@@ -366,14 +382,146 @@ func firstDiff(path string, a, b any) (string, any, any) {
 	return path, a, b
 }
 
-func short(v any) string {
+// shownKeys are the keys of a service whose two values a plan's reason
+// prints: they say what runs and where, and no compose file puts a
+// credential in them. Any other key is named without its values: a
+// password or a token sits in command, entrypoint, environment,
+// build.args, labels, healthcheck.test, logging options or an extension
+// field, written there or interpolated from .env or --env, and the plan
+// is printed in job logs. Listing the safe keys, not the dangerous ones,
+// keeps a key compose adds later hidden until someone looks at it.
+var shownKeys = map[string]bool{
+	"image": true, "platform": true, "ports": true, "expose": true,
+	"volumes": true, "volumes_from": true, "tmpfs": true, "devices": true,
+	"networks": true, "network_mode": true, "extra_hosts": true,
+	"dns": true, "dns_search": true, "hostname": true, "domainname": true,
+	"container_name": true, "restart": true, "user": true, "group_add": true,
+	"working_dir": true, "read_only": true, "init": true, "privileged": true,
+	"cap_add": true, "cap_drop": true, "pid": true, "ipc": true, "uts": true,
+	"userns_mode": true, "runtime": true, "isolation": true, "sysctls": true,
+	"ulimits": true, "shm_size": true, "cpus": true, "cpu_count": true,
+	"cpu_percent": true, "cpu_period": true, "cpu_quota": true,
+	"cpu_shares": true, "cpuset": true, "mem_limit": true,
+	"mem_reservation": true, "memswap_limit": true, "mem_swappiness": true,
+	"pids_limit": true, "oom_kill_disable": true, "oom_score_adj": true,
+	"stop_signal": true, "stop_grace_period": true, "env_file": true,
+	"label_file": true, "tty": true, "stdin_open": true, "attach": true,
+	"healthcheck.interval": true, "healthcheck.timeout": true,
+	"healthcheck.retries": true, "healthcheck.start_period": true,
+	"healthcheck.start_interval": true, "healthcheck.disable": true,
+	"deploy.resources": true, "deploy.restart_policy": true,
+	"build.dockerfile": true, "build.target": true,
+}
+
+// hiddenParts are parts of a path whose values stay hidden even under a
+// shown key: free-form options and labels (a network's driver_opts can
+// hold a password).
+var hiddenParts = map[string]bool{"labels": true, "options": true, "driver_opts": true}
+
+// valuesShown reports whether a reason may print the values at path
+// ("ports[0].published", "build.args.NPM_TOKEN").
+func valuesShown(path string) bool {
+	parts := strings.FieldsFunc(path, func(r rune) bool { return r == '.' || r == '[' || r == ']' })
+	for _, part := range parts {
+		if strings.HasPrefix(part, "x-") || hiddenParts[part] {
+			return false
+		}
+	}
+	for i := 1; i <= len(parts) && i <= 2; i++ {
+		if shownKeys[strings.Join(parts[:i], ".")] {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsHidden reports whether v holds a key whose value stays hidden: a
+// whole list of volumes differs when one side has one more, and a mount
+// may carry labels.
+func holdsHidden(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if strings.HasPrefix(k, "x-") || hiddenParts[k] || holdsHidden(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if holdsHidden(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Longest text shown for one value, and how much of what both values
+// share is kept at least before the first place they differ.
+const (
+	shownMax    = 60
+	shownBefore = 20
+)
+
+// shown renders the two values of a difference. A long value is cut
+// around the first place the two differ, the same way on both sides, with
+// "…" where text was left out: cut at the end alone, two long image
+// references that differ only in their tag would print the same text.
+func shown(h, b any) (string, string) {
+	ht, hquoted := valueText(h)
+	bt, bquoted := valueText(b)
+	hr, br := []rune(ht), []rune(bt)
+	start := 0
+	if len(hr) > shownMax || len(br) > shownMax {
+		same := 0
+		if h != nil && b != nil {
+			for same < len(hr) && same < len(br) && hr[same] == br[same] {
+				same++
+			}
+		}
+		// Where the rest after the difference is short, more of what
+		// comes before it is kept: the full width is used.
+		start = max(min(same-shownBefore, max(len(hr), len(br))-shownMax), 0)
+	}
+	return cutAt(h, hr, start, hquoted), cutAt(b, br, start, bquoted)
+}
+
+// valueText is v as text to compare and cut: a string's own characters
+// (quoted after cutting, so an escape is never cut in half), anything else
+// as JSON.
+func valueText(v any) (string, bool) {
+	if s, ok := v.(string); ok {
+		return s, true
+	}
+	return jsonText(v), false
+}
+
+// cutAt shows the runes of v from start, at most shownMax of them.
+func cutAt(v any, r []rune, start int, quoted bool) string {
 	if v == nil {
 		return "unset"
 	}
-	b, _ := json.Marshal(v)
-	s := string(b)
-	if len(s) > 60 {
-		s = s[:57] + "..."
+	s := string(r[start:min(start+shownMax, len(r))])
+	if start > 0 {
+		s = "…" + s
+	}
+	if start+shownMax < len(r) {
+		s += "…"
+	}
+	if quoted {
+		return jsonText(s)
 	}
 	return s
+}
+
+// jsonText encodes v as JSON without escaping <, > and &, which a reader
+// of a command line or a URL wants to see as they are.
+func jsonText(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
 }
