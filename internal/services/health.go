@@ -30,11 +30,18 @@ type inspected struct {
 		}
 	}
 	NetworkSettings struct {
-		Ports map[string][]struct {
-			HostIP   string `json:"HostIp"`
-			HostPort string
-		}
+		Ports map[string][]binding
 	}
+	// HostConfig.PortBindings are the ports the container publishes even
+	// once it has stopped (NetworkSettings.Ports is then empty).
+	HostConfig struct {
+		PortBindings map[string][]binding
+	}
+}
+
+type binding struct {
+	HostIP   string `json:"HostIp"`
+	HostPort string
 }
 
 func (c inspected) label() string {
@@ -100,13 +107,10 @@ func notReady(ctx context.Context, runID, logDir string) ([]string, error) {
 		name := c.label()
 		switch c.State.Status {
 		case "exited", "dead":
-			// A one-shot job (a seed loader) that finished is done; a
-			// server that exited is not.
-			if c.State.ExitCode == 0 && c.State.Health == nil && len(published(c)) == 0 {
-				continue
+			if err := stopped(c, logDir); err != nil {
+				return nil, err
 			}
-			// Down keeps each container's log there (saveLogs).
-			return nil, fmt.Errorf("%w: %s exited with code %d (its log: %s)", errFailed, name, c.State.ExitCode, c.logPath(logDir))
+			continue
 		case "running":
 		default:
 			waiting = append(waiting, name+" "+c.State.Status)
@@ -134,6 +138,45 @@ func notReady(ctx context.Context, runID, logDir string) ([]string, error) {
 	}
 	sort.Strings(waiting)
 	return waiting, nil
+}
+
+// stopped judges a container that is no longer running: a one-shot job
+// (a loader) that exited 0 is done, whether or not its image carries a
+// health check (a loader is often run from its server's image); any other
+// exit fails the start. A service that publishes a port is a server the
+// arms connect to, so its exit 0 fails the start too, saying why.
+func stopped(c inspected, logDir string) error {
+	name := c.label()
+	// Down keeps each container's log there (saveLogs).
+	log := c.logPath(logDir)
+	if c.State.Status == "dead" {
+		return fmt.Errorf("%w: %s is dead in docker (exit code %d, its log: %s)", errFailed, name, c.State.ExitCode, log)
+	}
+	if c.State.ExitCode != 0 {
+		return fmt.Errorf("%w: %s exited with code %d (its log: %s)", errFailed, name, c.State.ExitCode, log)
+	}
+	if ports := bound(c.HostConfig.PortBindings); len(ports) > 0 {
+		return fmt.Errorf("%w: %s exited with code 0 but publishes %s: a service that publishes a port is a server the arms connect to, and it has stopped (its log: %s); a one-shot job publishes no port: remove its ports from the compose file",
+			errFailed, name, strings.Join(ports, ", "), log)
+	}
+	return nil
+}
+
+// bound lists the host side of port bindings ("127.0.0.1:8080/tcp").
+func bound(ports map[string][]binding) []string {
+	var out []string
+	for port, binds := range ports {
+		_, proto, _ := strings.Cut(port, "/")
+		for _, b := range binds {
+			host := b.HostIP
+			if host == "" {
+				host = "0.0.0.0"
+			}
+			out = append(out, net.JoinHostPort(host, b.HostPort)+"/"+proto)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // published lists the container's published TCP addresses.

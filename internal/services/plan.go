@@ -3,12 +3,14 @@ package services
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/compose-spec/compose-go/v2/types"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/perfgate/perfgate/internal/exit"
 )
@@ -60,8 +62,8 @@ type MovedPort struct {
 
 // Diff loads both trees and decides, group by group, what the base shares
 // with the head and what it gets its own copy of. A base that publishes a
-// port beyond 127.0.0.1, localhost or 127.0.0.2 is refused (exit 2) before
-// anything starts.
+// port beyond 127.0.0.1, localhost or 127.0.0.2, or whose copy would take
+// the head's copy's host ports, is refused (exit 2) before anything starts.
 func Diff(ctx context.Context, head, base Tree) (*Plan, error) {
 	start := time.Now()
 	var hl, bl *loaded
@@ -128,6 +130,9 @@ func Diff(ctx context.Context, head, base Tree) (*Plan, error) {
 				}
 			}
 		}
+	}
+	if err := p.checkHostNetwork(); err != nil {
+		return nil, err
 	}
 	if err := p.checkCollisions(); err != nil {
 		return nil, err
@@ -311,6 +316,56 @@ func (p *Plan) checkCollisions() error {
 		}
 	}
 	return nil
+}
+
+// checkHostNetwork refuses a base copy of a service on the host's network
+// (network_mode: host) that the head runs too. It publishes nothing that
+// could move to 127.0.0.2: it would listen on the same host ports as the
+// head's copy, so its start fails half-way, or the base arm reaches the
+// head's copy. Shared, it runs once and is fine; run by the base alone, it
+// has the host's ports to itself.
+func (p *Plan) checkHostNetwork() error {
+	for _, g := range p.Groups {
+		if !g.Copied {
+			continue
+		}
+		for _, name := range g.Services {
+			s, ok := p.base.project.Services[name]
+			if _, inHead := p.head.project.Services[name]; !ok || !inHead || s.NetworkMode != "host" {
+				continue
+			}
+			where := strings.Join(p.base.tree.Files, ", ")
+			if f, line := keyLine(p.base.files(), name, "network_mode"); f != "" {
+				where = fmt.Sprintf("%s:%d", relTo(p.base.dir, f), line)
+			}
+			return exit.Refusef("%s: the base tree's service %q has network_mode: host, and the base gets its own copy of its group (%s): that copy would listen on the same host ports as the head's copy, and a service on the host's network cannot be moved to %s: drop network_mode: host and publish its ports on loopback instead, e.g. ports: [\"127.0.0.1:PORT:PORT\"]; nothing was started",
+				where, name, g.Why, BaseHost)
+		}
+	}
+	return nil
+}
+
+// keyLine is the line of service svc's key in files: in the last file
+// that sets it, since that one's value wins the merge; else the line of
+// the service itself (the key came from extends); ("", 0) when no file
+// names the service.
+func keyLine(files []string, svc, key string) (file string, line int) {
+	for i := len(files) - 1; i >= 0; i-- {
+		data, err := os.ReadFile(files[i])
+		if err != nil {
+			continue
+		}
+		var n yaml.Node
+		if yaml.Unmarshal(data, &n) != nil {
+			continue
+		}
+		if l, depth := find(&n, []string{"services", svc, key}); depth == 3 {
+			return files[i], l
+		} else if depth == 2 && file == "" {
+			file, line = files[i], l
+		}
+	}
+	return file, line
 }
 
 // portRange parses "8080" or "9000-9005".

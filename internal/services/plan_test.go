@@ -366,3 +366,52 @@ func processCPU(t *testing.T) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestDiffRefusesABaseCopyOnTheHostNetwork: a base copy of a service with
+// network_mode: host would listen on the head's copy's host ports, where
+// nothing moves it to 127.0.0.2. Shared, it runs once and is fine.
+func TestDiffRefusesABaseCopyOnTheHostNetwork(t *testing.T) {
+	const compose = "services:\n  exporter:\n    image: node-exporter:1\n    network_mode: host\n  web:\n    image: web:1\n"
+	const override = "services:\n  exporter:\n    network_mode: host\n"
+	cases := []struct {
+		name       string
+		files      []string
+		head, base map[string]string
+		want       string // "" when the plan stands
+	}{
+		{"a copied host-network service", []string{"compose.yaml"},
+			map[string]string{"compose.yaml": compose},
+			map[string]string{"compose.yaml": strings.Replace(compose, "node-exporter:1", "node-exporter:2", 1)},
+			`compose.yaml:4: the base tree's service "exporter" has network_mode: host`},
+		{"network_mode set by the second file", []string{"compose.yaml", "perf/compose.yaml"},
+			map[string]string{"compose.yaml": strings.Replace(compose, "    network_mode: host\n", "", 1), "perf/compose.yaml": override},
+			map[string]string{"compose.yaml": strings.Replace(strings.Replace(compose, "    network_mode: host\n", "", 1), "node-exporter:1", "node-exporter:2", 1), "perf/compose.yaml": override},
+			`perf/compose.yaml:3: the base tree's service "exporter" has network_mode: host`},
+		{"a shared host-network service", []string{"compose.yaml"},
+			map[string]string{"compose.yaml": compose},
+			map[string]string{"compose.yaml": strings.Replace(compose, "web:1", "web:2", 1)},
+			""},
+		// The head runs no exporter: the base's has the host's ports to itself.
+		{"a host-network service only the base runs", []string{"compose.yaml"},
+			map[string]string{"compose.yaml": "services:\n  web:\n    image: web:1\n"},
+			map[string]string{"compose.yaml": strings.Replace(compose, "web:1", "web:2", 1)},
+			""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			head, base := writeTree(t, c.head), writeTree(t, c.base)
+			head.Files, base.Files = c.files, c.files
+			p, err := Diff(context.Background(), head, base)
+			if c.want == "" {
+				if err != nil || !p.Copied() {
+					t.Fatalf("Diff = %v, want a plan that copies web", err)
+				}
+				return
+			}
+			if exit.Code(err) != exit.CannotJudge || !strings.Contains(err.Error(), c.want) ||
+				!strings.Contains(err.Error(), "drop network_mode: host") || !strings.Contains(err.Error(), "exporter: image differs") {
+				t.Fatalf("Diff = %v (exit %d), want exit 2 naming %q, why the group is copied and the fix", err, exit.Code(err), c.want)
+			}
+		})
+	}
+}

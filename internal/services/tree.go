@@ -32,11 +32,13 @@ type Tree struct {
 	// cannot know (a loader reads them, not a mount).
 	Seeds map[string][]string
 	// Project is the compose project name of the head; the base copy runs
-	// as Project + "-perf-base".
+	// as Project + "-perf-base". Empty: the tree folder's name, as the gate
+	// names its runs after the checkout (not compose's default, the first
+	// file's folder, which is "perf" for perf/compose.yaml).
 	Project  string
 	Profiles []string
 	// Env is the environment compose interpolates from ("NAME=VALUE"); the
-	// tree's .env file is read as well, as compose itself would.
+	// project folder's .env file is read as well, as compose itself would.
 	Env []string
 }
 
@@ -75,11 +77,17 @@ func load(ctx context.Context, t Tree, arm string) (*loaded, error) {
 	}
 	name := t.Project
 	if name == "" {
-		name = filepath.Base(dir)
+		if name = SafeName(filepath.Base(dir)); name == "" {
+			name = "perfgate"
+		}
 	}
+	// The project folder is the first file's, as `docker compose -f
+	// perf/compose.yaml` makes it: relative paths in every file and the
+	// .env file are that folder's. The tree's root would mount
+	// <root>/init.sql where compose mounts <root>/perf/init.sql.
 	opts, err := cli.NewProjectOptions(files,
 		cli.WithName(name),
-		cli.WithWorkingDirectory(dir),
+		cli.WithWorkingDirectory(filepath.Dir(files[0])),
 		cli.WithEnv(t.Env),
 		cli.WithEnvFiles(),
 		cli.WithDotEnv,

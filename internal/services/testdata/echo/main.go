@@ -7,6 +7,7 @@
 //	FILE        a mounted file whose content is added to the answer
 //	SLOW_START  a duration to sleep before listening
 //	FAIL        exit with code 3 at once when set
+//	DONE        exit with code 0 at once when set, as a finished job does
 //
 // `echo -check` is the health check: it GETs /health on LISTEN.
 package main
@@ -38,6 +39,10 @@ func main() {
 	if os.Getenv("FAIL") != "" {
 		fmt.Println("failing on purpose")
 		os.Exit(3)
+	}
+	if os.Getenv("DONE") != "" {
+		fmt.Println("done")
+		os.Exit(0)
 	}
 	// As PID 1 the server gets no default SIGTERM handling: stop at once,
 	// as a real service does, instead of making docker wait out its timeout.
