@@ -319,13 +319,78 @@ func TestReleaseRefusals(t *testing.T) {
 		{"no contract anywhere", r.Dir, event.Event{Name: event.Release, Tag: "v1.1.0"}, []string{"no commit carries the gate contract", "v1.0.0 " + legacyWhy, "any of the 1 commit after it"}},
 		{"first release", x.repo.Dir, event.Event{Name: event.Release, Tag: "v0.0.15"}, []string{"no previous release", "names no base"}},
 		{"release tag not fetched and no sha", x.repo.Dir, event.Event{Name: event.Release, Tag: "v7.0.0"}, []string{"tag v7.0.0 is not in this clone", "git fetch --tags"}},
+		{"head given elsewhere than the release's tag", x.repo.Dir, event.Event{Name: event.Release, Tag: "v0.0.17", SHA: x.after},
+			[]string{"the release's tag v0.0.17 is on `" + event.ShortSHA(x.v17) + "`", "judged commit \"" + x.after + "\" is `" + event.ShortSHA(x.after) + "`", "judged at its tag's commit"}},
+		{"head given as a revision elsewhere than the tag", x.repo.Dir, event.Event{Name: event.Release, Tag: "v0.0.16", SHA: "HEAD"},
+			[]string{"the release's tag v0.0.16 is on `" + event.ShortSHA(x.v16) + "`"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev := tc.ev
 			_, err := resolve(t, tc.dir, &ev)
 			wantRefusal(t, err, tc.says...)
+			// Only the first release's refusal is perfgate check's skip.
+			if got, want := errors.Is(err, base.ErrNoPreviousRelease), tc.name == "first release"; got != want {
+				t.Fatalf("errors.Is(err, ErrNoPreviousRelease) = %v, want %v: %v", got, want, err)
+			}
 		})
 	}
+}
+
+// TestNoPreviousReleaseIsOneError: every way of finding no release before
+// the judged commit (tags that are no releases, none at all) is refused
+// with ErrNoPreviousRelease, for both events that need one.
+func TestNoPreviousReleaseIsOneError(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Commit("one", gateFile)
+	for _, tag := range []string{"v0.1.0-rc.1", "v1.2", "vnext", "nightly"} {
+		r.Tag(tag, "HEAD", true)
+	}
+	head := r.Commit("two", map[string]string{"a": "2\n"})
+	r.Tag("v2.0.0", "HEAD", true)
+	for _, ev := range []event.Event{
+		{Name: event.WorkflowDispatch},
+		{Name: event.Release, Tag: "v2.0.0"},
+		{Name: event.Release, Tag: "v3.0.0", SHA: head},
+	} {
+		t.Run(ev.Name+" "+ev.Tag, func(t *testing.T) {
+			_, err := resolve(t, r.Dir, &ev)
+			wantRefusal(t, err, "no release tag", "the first release names no base")
+			if !errors.Is(err, base.ErrNoPreviousRelease) {
+				t.Fatalf("the refusal does not wrap ErrNoPreviousRelease: %v", err)
+			}
+		})
+	}
+}
+
+// TestRevisionsWithSpaces: git echoes a revision it cannot read with its
+// spaces ("HEAD ~3^{commit} missing"); such a revision names nothing, is
+// refused naming it, and leaves the object reader working for the next
+// lookup, while a revision with spaces that git reads still resolves.
+func TestRevisionsWithSpaces(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	first := r.Commit("first", gateFile)
+	second := r.Commit("fix the bug", map[string]string{"a": "1\n"})
+	third := r.Commit("third", map[string]string{"a": "2\n"})
+	t.Run("a mistyped --before is refused naming it", func(t *testing.T) {
+		_, err := resolve(t, r.Dir, &event.Event{Name: event.Push, SHA: third, Before: "HEAD ~3"})
+		wantRefusal(t, err, `"HEAD ~3", names no commit in this clone`, "give --before a commit")
+	})
+	t.Run("a base branch with a space falls back to the payload's base sha", func(t *testing.T) {
+		// The branch lookups miss; the base sha after them must still
+		// be read.
+		c := mustResolve(t, r.Dir, &event.Event{Name: event.PullRequest, SHA: third, BaseRef: "feature x", BaseSHA: first})
+		if c.Commit != first {
+			t.Fatalf("base %s, want %s", c.Commit, first)
+		}
+	})
+	t.Run("a revision with a space git reads", func(t *testing.T) {
+		c := mustResolve(t, r.Dir, &event.Event{Name: event.Push, SHA: third, Before: "HEAD^{/fix the bug}"})
+		if c.Commit != second {
+			t.Fatalf("base %s, want %s", c.Commit, second)
+		}
+	})
 }
 
 func TestShallowClone(t *testing.T) {

@@ -78,8 +78,14 @@ func (c *catFile) lookup(rev string) (obj plumbing.EncodedObject, ok bool, err e
 		c.dead = fmt.Errorf("git cat-file: %w", err)
 		return nil, false, c.dead
 	}
+	// git echoes a revision it cannot read whole, spaces and all
+	// ("HEAD ~3^{commit} missing"), so the verdict is the line's last
+	// word, never a field count.
+	if h := strings.TrimRight(header, "\n"); strings.HasSuffix(h, " missing") || strings.HasSuffix(h, " ambiguous") {
+		return nil, false, nil
+	}
 	f := strings.Fields(header)
-	if len(f) == 2 && (f[1] == "missing" || f[1] == "ambiguous") || len(f) != 3 {
+	if len(f) != 3 {
 		return nil, false, nil
 	}
 	size, err := strconv.ParseInt(f[2], 10, 64)

@@ -1,6 +1,7 @@
 package base
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -79,8 +80,15 @@ func (rs *resolver) push() (*Choice, error) {
 	}
 	prev, err := rs.commit(before, "the commit before the push")
 	if err != nil {
-		if rs.shallow {
+		var m *errMissing
+		if rs.shallow || !errors.As(err, &m) {
 			return nil, err
+		}
+		if !hexCommit.MatchString(before) {
+			// A payload's before is always a full hash; a name or an
+			// expression (a local --before) that reads as nothing is a
+			// mistake, not a tip a force push dropped.
+			return nil, exit.Refusef("the commit before the push, %q, names no commit in this clone: give --before a commit of this repository (a full hash, HEAD~3, origin/main); only a full hash missing from the clone is read as a tip a force push dropped", before)
 		}
 		// Only a force push loses the old tip: the clone fetched the
 		// rewritten branch, and nothing else kept the old commit.

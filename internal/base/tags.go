@@ -1,6 +1,7 @@
 package base
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -12,22 +13,37 @@ import (
 	"github.com/perfgate/perfgate/internal/exit"
 )
 
+// ErrNoPreviousRelease is in the refusal of a workflow_dispatch or
+// release event that has no release tag before its commit (a first
+// release), so perfgate check can tell a lane the repository cannot
+// exercise yet from a lane that fails, by the rule that resolves it.
+var ErrNoPreviousRelease = errors.New("no release tag")
+
 // release: the previous release tag before the release's own commit.
 func (rs *resolver) release() (*Choice, error) {
 	tag := rs.ev.Tag
-	head, err := rs.commit("refs/tags/"+tag, "the release's tag")
-	if err != nil && rs.ev.SHA == "" {
-		return nil, missingf("the release's tag %s is not in this clone: fetch the tags (git fetch --tags origin)", tag)
+	tagged, err := rs.commit("refs/tags/"+tag, "the release's tag")
+	var m *errMissing
+	if err != nil && !errors.As(err, &m) {
+		return nil, err
 	}
-	if err != nil {
-		if rs.ev.SHA == "" {
-			return nil, err
+	if rs.ev.SHA == "" {
+		if err != nil {
+			return nil, missingf("the release's tag %s is not in this clone: fetch the tags (git fetch --tags origin)", tag)
 		}
-		// GitHub's GITHUB_SHA is the tag's commit; a clone without tags
-		// still has the commit itself.
-		if head, err = rs.head(); err != nil {
-			return nil, err
-		}
+		return rs.fromPreviousTag(tagged, tag, "release "+tag)
+	}
+	// GitHub's GITHUB_SHA is the tag's commit; a clone without tags still
+	// has the commit itself. A head given beside an existing tag on
+	// another commit contradicts it, and judging either one silently
+	// would name a base for a commit the caller did not mean.
+	head, herr := rs.head()
+	if herr != nil {
+		return nil, herr
+	}
+	if err == nil && tagged.Hash != head.Hash {
+		return nil, exit.Refusef("the release's tag %s is on `%s`, but the judged commit %q is `%s`: a release is judged at its tag's commit, so judge `%s` (or leave the head out), or name the tag of `%s`'s own release (a tag not created yet counts as on the judged commit)",
+			tag, event.ShortSHA(tagged.Hash.String()), rs.ev.SHA, event.ShortSHA(head.Hash.String()), event.ShortSHA(tagged.Hash.String()), event.ShortSHA(head.Hash.String()))
 	}
 	return rs.fromPreviousTag(head, tag, "release "+tag)
 }
@@ -125,7 +141,7 @@ func (rs *resolver) fromPreviousTag(head *object.Commit, current, what string) (
 	}
 	hs := head.Hash.String()
 	if prev.name == "" {
-		return nil, exit.Refusef("no release tag (vMAJOR.MINOR.PATCH) is reachable from %s `%s` other than its own, so there is no previous release to judge it against: the first release names no base", what, event.ShortSHA(hs))
+		return nil, exit.Refusef("%w (vMAJOR.MINOR.PATCH) is reachable from %s `%s` other than its own, so there is no previous release to judge it against: the first release names no base", ErrNoPreviousRelease, what, event.ShortSHA(hs))
 	}
 	tagCommit, err := rs.commit(prev.commit, "the previous release "+prev.name)
 	if err != nil {

@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	iofs "io/fs"
+	"os"
 
 	"github.com/perfgate/perfgate/internal/base"
 	"github.com/perfgate/perfgate/internal/event"
@@ -15,26 +18,38 @@ import (
 func runBase(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("base", s)
 	var ef eventFlags
-	ef.register(fs, "commit judged (default HEAD)")
+	ef.register(fs, "commit judged (default HEAD; a release is judged at its tag's commit, and a --head elsewhere is refused)")
 	repo := fs.String("repo", ".", "the repository's checkout")
 	out := fs.String("out", base.DefaultFile, "where to write base.md")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return exit.Refusef("perfgate base: unexpected argument %q: name revisions with --head, --base-ref, --before or --tag", fs.Arg(0))
-	}
-	ev, err := ef.event(s)
+	c, err := writeBase(ctx, s, fs, &ef, *repo, *out)
 	if err != nil {
-		return err
-	}
-	c, err := gate.WriteBase(ctx, *repo, ev, *out)
-	if err != nil {
+		// Whatever failed once --out is known, a base.md an earlier run
+		// left there must go: the release workflow's perfgate
+		// release-note would quote a base this run did not name.
+		if rmErr := os.Remove(*out); rmErr != nil && !errors.Is(rmErr, iofs.ErrNotExist) {
+			return fmt.Errorf("%w (and removing the stale %s: %v)", err, *out, rmErr)
+		}
 		return err
 	}
 	fmt.Fprintln(s.Out, c.Reason)
 	fmt.Fprintln(s.Out, c.Note)
 	return nil
+}
+
+// writeBase is runBase's work once the flags are read: the event, then
+// the base written to out.
+func writeBase(ctx context.Context, s *IO, fs *flag.FlagSet, ef *eventFlags, repo, out string) (*base.Choice, error) {
+	if fs.NArg() > 0 {
+		return nil, exit.Refusef("perfgate base: unexpected argument %q: name revisions with --head, --base-ref, --before or --tag", fs.Arg(0))
+	}
+	ev, err := ef.event(s)
+	if err != nil {
+		return nil, err
+	}
+	return gate.WriteBase(ctx, repo, ev, out)
 }
 
 // eventFlags describe a local event (a laptop's --event pull_request

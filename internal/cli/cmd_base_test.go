@@ -102,35 +102,55 @@ func TestBaseRefusals(t *testing.T) {
 	r.Tag("v1.1.0", "HEAD", false)
 	dir := t.TempDir()
 	stale := filepath.Join(dir, "base.md")
+	// A release payload that lacks release.tag_name.
+	noTag := filepath.Join(dir, "release.json")
+	if err := os.WriteFile(noTag, []byte(`{"release": {"name": "v1.1.0"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	actions := func(name, path string) map[string]string {
+		return map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": name, "GITHUB_EVENT_PATH": path}
+	}
 
 	for _, tc := range []struct {
 		name string
+		env  map[string]string
 		args []string
 		says string
+		// removes: the run names --out and fails, so the stale base.md
+		// there must be gone, whatever step refused.
+		removes bool
 	}{
-		{"no contract anywhere", []string{"base", "--event", "release", "--tag", "v1.1.0", "--repo", r.Dir, "--out", stale}, "no commit carries the gate contract"},
-		{"not in Actions and no --event", []string{"base", "--repo", r.Dir, "--out", stale}, "--event"},
-		{"local flags without --event", []string{"base", "--base-ref", "origin/main", "--out", stale}, "add --event"},
-		{"stray argument", []string{"base", "origin/main"}, "unexpected argument"},
-		{"release-note without a base", []string{"release-note", "--base-file", filepath.Join(dir, "none.md")}, "named no base"},
+		{"no contract anywhere", nil, []string{"base", "--event", "release", "--tag", "v1.1.0", "--repo", r.Dir, "--out", stale}, "no commit carries the gate contract", true},
+		{"not in Actions and no --event", nil, []string{"base", "--repo", r.Dir, "--out", stale}, "--event", true},
+		{"local flags without --event", nil, []string{"base", "--base-ref", "origin/main", "--out", stale}, "add --event", true},
+		{"unknown --event", nil, []string{"base", "--event", "schedule", "--repo", r.Dir, "--out", stale}, `event "schedule" is not one the gate judges`, true},
+		{"release without --tag", nil, []string{"base", "--event", "release", "--repo", r.Dir, "--out", stale}, "add --tag", true},
+		{"release payload without its tag", actions("release", noTag), []string{"base", "--repo", r.Dir, "--out", stale}, "has no release.tag_name", true},
+		{"an event the gate does not judge", actions("schedule", noTag), []string{"base", "--repo", r.Dir, "--out", stale}, `event "schedule" is not one the gate judges`, true},
+		{"--head elsewhere than the release's tag", nil, []string{"base", "--event", "release", "--tag", "v1.0.0", "--head", "HEAD", "--repo", r.Dir, "--out", stale}, "the release's tag v1.0.0 is on", true},
+		{"stray argument after --out", nil, []string{"base", "--out", stale, "origin/main"}, "unexpected argument", true},
+		{"stray argument", nil, []string{"base", "origin/main"}, "unexpected argument", false},
+		{"release-note without a base", nil, []string{"release-note", "--base-file", filepath.Join(dir, "none.md")}, "named no base", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := os.WriteFile(stale, []byte("- commit: `"+strings.Repeat("a", 40)+"`\nPerformance: stale\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, stderr, err := runBaseCLI(t, nil, tc.args...)
+			_, stderr, err := runBaseCLI(t, tc.env, tc.args...)
 			if exit.Code(err) != exit.CannotJudge || !strings.Contains(stderr, tc.says) {
 				t.Fatalf("exit %d, stderr %q, want exit 2 mentioning %q", exit.Code(err), stderr, tc.says)
 			}
+			if !tc.removes {
+				return
+			}
+			// A following perfgate release-note must not quote the base
+			// of an earlier run.
+			if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("the stale base.md survived the failed run: %v", err)
+			}
+			if _, _, err := runBaseCLI(t, nil, "release-note", "--base-file", stale); exit.Code(err) != exit.CannotJudge {
+				t.Fatalf("release-note after the failed run: exit %d, want 2", exit.Code(err))
+			}
 		})
-	}
-	// The failed resolution removed the stale base.md, so no release can
-	// quote a base this run did not name.
-	if err := os.WriteFile(stale, []byte("stale"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	runBaseCLI(t, nil, "base", "--event", "release", "--tag", "v1.1.0", "--repo", r.Dir, "--out", stale)
-	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("stale base.md survived a failed resolution: %v", err)
 	}
 }

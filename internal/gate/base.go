@@ -38,16 +38,12 @@ func BaseOf(ctx context.Context, repo string, ev *event.Event) (*base.Choice, er
 	return ResolveBase(ctx, repo, ev, head)
 }
 
-// WriteBase is perfgate base: BaseOf written to out as base.md. When no
-// base can be named, a base.md left there by an earlier run is removed: it
-// must not name a base this run could not, since the release workflow
-// would quote it.
+// WriteBase is perfgate base: BaseOf written to out as base.md. A stale
+// base.md is removed by the command (internal/cli's runBase) on any
+// failure, this one's and the event's alike.
 func WriteBase(ctx context.Context, repo string, ev *event.Event, out string) (*base.Choice, error) {
 	c, err := BaseOf(ctx, repo, ev)
 	if err != nil {
-		if rmErr := os.Remove(out); rmErr != nil && !errors.Is(rmErr, iofs.ErrNotExist) {
-			return nil, fmt.Errorf("%w (and removing the stale %s: %v)", err, out, rmErr)
-		}
 		return nil, err
 	}
 	if err := base.WriteFile(out, c); err != nil {
