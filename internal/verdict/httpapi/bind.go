@@ -109,7 +109,9 @@ func checkRun(ctx context.Context, runs verdict.RunRecords, f verdict.Facts) err
 	owner, repo, _ := strings.Cut(f.Repository, "/")
 	rec, err := runs.WorkflowRun(ctx, owner, repo, f.RunID)
 	if errors.Is(err, verdict.ErrNotFound) {
-		return forbidden("run_id: GitHub has no run %d in %s", f.RunID, f.Repository)
+		// GitHub answers a repository the credentials cannot see as it
+		// answers a run that does not exist.
+		return forbidden("run_id: GitHub has no run %d in %s, or does not show %s to the service's GitHub credentials (install the service's GitHub App on that repository)", f.RunID, f.Repository, f.Repository)
 	}
 	if errors.Is(err, verdict.ErrNoAccess) {
 		return forbidden("repository: GitHub's record of run %d cannot be read: %v", f.RunID, err)
@@ -131,6 +133,8 @@ func checkRun(ctx context.Context, runs verdict.RunRecords, f verdict.Facts) err
 	// GitHub links no pull request to a run from a fork: the pull
 	// request's own head must be the run's.
 	sha, headRepo, err := runs.PullRequestHead(ctx, owner, repo, f.PR)
+	// The run was just read from the same repository, so GitHub shows it:
+	// its 404 here is a pull request that does not exist.
 	if errors.Is(err, verdict.ErrNotFound) {
 		return forbidden("pr: %s has no pull request #%d", f.Repository, f.PR)
 	}

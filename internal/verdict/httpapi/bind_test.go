@@ -78,7 +78,7 @@ func TestOIDCBindsTheRun(t *testing.T) {
 		{"a body whose head SHA the runs API does not confirm", token(20, nil), 20, 403, "head_sha: GitHub's record of run 20 is for commit " + sha(0xdef)},
 		{"a body whose event the runs API does not confirm", token(21, nil), 21, 403, "event: GitHub's record of run 21 is a push"},
 		{"a body whose pull request the runs API does not confirm", token(22, nil), 22, 403, "pr: acme/api has no pull request #42"},
-		{"a run GitHub does not know", token(99, nil), 99, 403, "run_id: GitHub has no run 99"},
+		{"a run GitHub does not know", token(99, nil), 99, 403, "run_id: GitHub has no run 99 in acme/api, or does not show acme/api to the service's GitHub credentials"},
 		{"a repository whose owner has not installed the App", token(5, func(c map[string]any) { c["repository_id"], c["repository"] = "4343", "beta/api" }), -5, 403, "not installed on beta"},
 		{"the honest post", replayed, 3, 201, `"created":true`},
 		{"the honest token replayed", replayed, 3, 401, "already used"},

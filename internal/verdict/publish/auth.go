@@ -109,7 +109,7 @@ func New(creds Credentials, apiURL string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	in.list = listInstallations(c.gh)
+	in.list = listInstallations(c.gh, creds.AppID)
 	c.appID = creds.AppID
 	c.installations = in
 	return c, nil

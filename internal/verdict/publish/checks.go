@@ -43,6 +43,7 @@ func (c *Client) StartCheck(ctx context.Context, owner, repo string, opts StartC
 	if err := checkTarget(owner, repo, opts.SHA, opts.Name); err != nil {
 		return 0, err
 	}
+	opts.SHA = strings.ToLower(opts.SHA)
 	run, err := c.findCheckRun(ctx, owner, repo, opts.SHA, opts.Name)
 	if err != nil {
 		return 0, err
@@ -86,6 +87,7 @@ func (c *Client) CompleteCheck(ctx context.Context, owner, repo string, opts Com
 	if err := checkTarget(owner, repo, opts.SHA, opts.Name); err != nil {
 		return 0, err
 	}
+	opts.SHA = strings.ToLower(opts.SHA)
 	conclusion, title, err := conclude(opts.Outcome)
 	if err != nil {
 		return 0, err
@@ -236,16 +238,18 @@ func checkTarget(owner, repo, sha, name string) error {
 	switch {
 	case owner == "" || repo == "":
 		return errors.New("publishing a check: the repository's owner and name are both needed")
-	case !isSHA(sha):
-		return fmt.Errorf("publishing check %q: %q is not a commit SHA (want the pull request's head SHA, the merge group's head SHA or the pushed commit, 40 hex digits)", name, sha)
+	case !isSHA(strings.ToLower(sha)):
+		return fmt.Errorf("publishing check %q: %q is not a commit SHA (want the pull request's head SHA, the merge group's head SHA or the pushed commit, in full: 40 hex digits, or 64 in a SHA-256 repository)", name, sha)
 	case strings.TrimSpace(name) == "":
 		return errors.New("publishing a check: it has no name (want \"perfgate\" or \"perfgate (<plan name>)\")")
 	}
 	return nil
 }
 
-// isSHA accepts a full SHA-1 or SHA-256 commit name; a branch or a short
-// SHA would make GitHub attach the check somewhere else or nowhere.
+// isSHA accepts a full SHA-1 or SHA-256 commit name in lower case, the
+// form GitHub reports head_sha in (StartCheck and CompleteCheck lower a
+// name written in capitals, which git reads as the same commit); a branch or a short SHA would make
+// GitHub attach the check somewhere else or nowhere.
 func isSHA(s string) bool {
 	if len(s) != 40 && len(s) != 64 {
 		return false

@@ -136,6 +136,31 @@ func TestMergeGroupCheckOnItsHeadSHA(t *testing.T) {
 	}
 }
 
+// TestCheckOnACapitalizedSHA: git reads a commit name in capitals as the
+// same commit, so publish takes one and sends it in lower case, the form
+// GitHub reports head_sha in: the start and the completion find one run.
+func TestCheckOnACapitalizedSHA(t *testing.T) {
+	f := newFakeGitHub(t)
+	c := f.client()
+	ctx := context.Background()
+	upper := prTarget("perfgate")
+	upper.SHA = strings.ToUpper(headSHA)
+	if err := c.CheckInProgress(ctx, upper); err != nil {
+		t.Fatalf("CheckInProgress with %s: %v", upper.SHA, err)
+	}
+	if err := c.CheckCompleted(ctx, prTarget("perfgate"), verdict.Outcome{Word: verdict.WordPass, Summary: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if runs := f.runsOn(headSHA); len(runs) != 1 || runs[0].Conclusion != "success" {
+		t.Fatalf("runs on %s = %+v, want the one run started in capitals, completed", headSHA, runs)
+	}
+	for _, call := range f.callsTo("", "") {
+		if strings.Contains(call.Path, upper.SHA) || strings.Contains(string(call.Body), upper.SHA) {
+			t.Errorf("%s %s %s: the SHA went out in capitals", call.Method, call.Path, call.Body)
+		}
+	}
+}
+
 func TestChecksOfTwoPlansKeepApart(t *testing.T) {
 	f := newFakeGitHub(t)
 	c := f.client()
@@ -293,6 +318,8 @@ func TestCheckRefusesBadInputBeforeAnyRequest(t *testing.T) {
 	}{
 		{"branch instead of SHA", verdict.CheckTarget{Owner: "acme", Repo: "api", SHA: "main", Name: "perfgate"}, verdict.Outcome{Word: verdict.WordPass}, "not a commit SHA"},
 		{"short SHA", verdict.CheckTarget{Owner: "acme", Repo: "api", SHA: headSHA[:12], Name: "perfgate"}, verdict.Outcome{Word: verdict.WordPass}, "40 hex digits"},
+		{"SHA-256 name a digit short", verdict.CheckTarget{Owner: "acme", Repo: "api", SHA: strings.Repeat("c", 63), Name: "perfgate"}, verdict.Outcome{Word: verdict.WordPass}, "40 hex digits, or 64 in a SHA-256 repository"},
+		{"not hex", verdict.CheckTarget{Owner: "acme", Repo: "api", SHA: strings.Repeat("G", 40), Name: "perfgate"}, verdict.Outcome{Word: verdict.WordPass}, `"` + strings.Repeat("G", 40) + `" is not a commit SHA`},
 		{"no name", verdict.CheckTarget{Owner: "acme", Repo: "api", SHA: headSHA}, verdict.Outcome{Word: verdict.WordPass}, "no name"},
 		{"no repository", verdict.CheckTarget{SHA: headSHA, Name: "perfgate"}, verdict.Outcome{Word: verdict.WordPass}, "owner and name"},
 		{"neutral is not a verdict", prTarget("perfgate"), verdict.Outcome{Word: "neutral"}, `"neutral" is not a verdict`},

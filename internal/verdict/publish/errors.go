@@ -65,6 +65,13 @@ func failed(err error, permission, format string, args ...any) error {
 		}
 		return e
 	}
+	var app *appRefused
+	if errors.As(err, &app) {
+		// The App itself was refused while its installations were
+		// listed for this request: no permission on the repository
+		// would help, and app's message says what would.
+		return fmt.Errorf("%s: %w", doing, err)
+	}
 	var resp *github.ErrorResponse
 	if errors.As(err, &resp) && resp.Response != nil {
 		switch resp.Response.StatusCode {
@@ -79,8 +86,23 @@ func failed(err error, permission, format string, args ...any) error {
 		case http.StatusUnauthorized:
 			return fmt.Errorf("%s: GitHub refused the credentials (check the token or the App's key, ID and installation ID): %w", doing, err)
 		case http.StatusForbidden, http.StatusNotFound:
-			return fmt.Errorf("%s: GitHub refused or did not find it; the token needs the %q permission on the repository: %w", doing, permission, err)
+			return fmt.Errorf("%s: GitHub refused or did not find it; the credentials need the %q permission on the repository (a GitHub App also needs installing on it): %w", doing, permission, err)
 		}
 	}
 	return fmt.Errorf("%s: %w", doing, err)
 }
+
+// appRefused is GitHub refusing the GitHub App itself (401, 403 or 404 to
+// GET /app/installations, which is signed with the App's JWT): a key or an
+// ID GitHub does not take ("A JSON web token could not be decoded",
+// "Integration not found"). No permission on a repository changes that.
+type appRefused struct {
+	appID int64
+	err   error // go-github's
+}
+
+func (e *appRefused) Error() string {
+	return fmt.Sprintf("listing GitHub App %d's installations: GitHub refused the App's JWT or knows no App %d (%v): check --github-app-id (the App's settings page shows its ID) and --github-app-key (a private key generated on that page, PEM)", e.appID, e.appID, e.err)
+}
+
+func (e *appRefused) Unwrap() error { return e.err }

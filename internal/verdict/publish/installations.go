@@ -131,15 +131,19 @@ func (in *installations) signer(id int64) *ghinstallation.Transport {
 	return s
 }
 
-// listInstallations reads every page of GET /app/installations with gh.
-func listInstallations(gh *github.Client) func(ctx context.Context) ([]*github.Installation, error) {
+// listInstallations reads every page of GET /app/installations with gh,
+// signed as App appID.
+func listInstallations(gh *github.Client, appID int64) func(ctx context.Context) ([]*github.Installation, error) {
 	return func(ctx context.Context) ([]*github.Installation, error) {
 		var all []*github.Installation
 		opts := &github.ListOptions{PerPage: 100}
 		for {
 			page, resp, err := gh.Apps.ListInstallations(ctx, opts)
+			if refusedStatus(err) {
+				return nil, &appRefused{appID: appID, err: err}
+			}
 			if err != nil {
-				return nil, failed(err, "", "listing the GitHub App's installations")
+				return nil, failed(err, "", "listing GitHub App %d's installations", appID)
 			}
 			all = append(all, page...)
 			if resp.NextPage == 0 {
