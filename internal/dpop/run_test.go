@@ -204,3 +204,93 @@ func TestPlanRefusesDPoPGroups(t *testing.T) {
 		}
 	})
 }
+
+// TestPlanRefusesDPoPGroupsAtRunTime: what only the run can check (the
+// scheme of an Authorization header that is a placeholder alone, the
+// target the proofs' htu is made of) is refused with exit 2 naming the
+// group and the plan line to fix, never the secret's value.
+func TestPlanRefusesDPoPGroupsAtRunTime(t *testing.T) {
+	_, keyPath := newKey(t)
+	const secret = "c2VjcmV0cGFzcw=="
+	src := `[vars]
+auth = { secret = true }
+
+[[group]]
+name = "first"
+path = "/a"
+expect = 200
+
+[[group]]
+name = "second"
+path = "/b"
+headers = { Authorization = "{auth}" }
+dpop_key_file = "` + keyPath + `"
+expect = 200
+`
+	p, err := plan.Parse(filepath.Join(t.TempDir(), "plan.toml"), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, auth, target, want string
+	}{
+		{"a filled header in another scheme", "Basic " + secret, "http://127.0.0.1:9",
+			`plan.toml:12: group "second" sends DPoP proofs but the Authorization header is not "Bearer <token>" or "DPoP <token>" once {auth} is filled in`},
+		{"a target that is not http", "Bearer tok-42", "ftp://127.0.0.1:9",
+			`plan.toml:11: group "second"'s DPoP proofs: making the DPoP htu of "ftp://127.0.0.1:9/b": it is not an http or https URL`},
+		{"a filled header in the Bearer scheme", "Bearer tok-42", "http://127.0.0.1:9", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := plan.ResolveVars(p, nil, func(name string) string {
+				if name == "PERFGATE_VAR_AUTH" {
+					return tc.auth
+				}
+				return ""
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, _, err := p.Source(v, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, stop, err := p.DPoP(t.Context(), s, v, tc.target)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("DPoP = %v", err)
+				}
+				stop()
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || exit.Code(err) != exit.CannotJudge {
+				t.Fatalf("DPoP = %v, want exit 2 and %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("the refusal quotes the secret: %v", err)
+			}
+		})
+	}
+}
+
+// TestWrapNamesTheGroup: Wrap's refusal names the group as its plan does,
+// not by its index among the plan's groups.
+func TestWrapNamesTheGroup(t *testing.T) {
+	key, _ := newKey(t)
+	for _, tc := range []struct {
+		name string
+		b    dpop.Binding
+		want string
+	}{
+		{"a scheme other than Bearer or DPoP", dpop.Binding{Group: 1, Name: "second", Key: key, Method: "GET", Path: "/b", Authorization: "Basic x"},
+			`binding group "second" to its DPoP key: the Authorization header is not "Bearer <token>"`},
+		{"an htu that is no URL", dpop.Binding{Group: 1, Name: "second", Key: key, Method: "GET", Path: "%zz"},
+			`binding group "second" to its DPoP key: making the DPoP htu`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := dpop.Wrap(t.Context(), nil, "http://127.0.0.1:9", []dpop.Binding{tc.b})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Wrap = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

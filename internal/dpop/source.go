@@ -14,7 +14,8 @@ import (
 // Authorization value its plan writes ("Bearer <token>", "DPoP <token>",
 // or "" for a proof bound to no token).
 type Binding struct {
-	Group         int
+	Group         int    // the group's index, as load.Request.Group
+	Name          string // the group's name, for messages
 	Key           *ecdsa.PrivateKey
 	Method, Path  string
 	Authorization string
@@ -50,13 +51,13 @@ func Wrap(ctx context.Context, inner load.Source, target string, bindings []Bind
 			var err error
 			if auth, token, err = Scheme(b.Authorization); err != nil {
 				stop()
-				return nil, nil, fmt.Errorf("binding group %d to its DPoP key: %w", b.Group, err)
+				return nil, nil, fmt.Errorf("binding group %q to its DPoP key: %w", b.Name, err)
 			}
 		}
 		sg, err := NewSigner(b.Key, b.Method, htu, token)
 		if err != nil {
 			stop()
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("binding group %q to its DPoP key: %w", b.Name, err)
 		}
 		s.bound[b.Group] = &bound{pool: Start(ctx, sg, 0, 0), auth: auth}
 	}

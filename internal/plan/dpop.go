@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/dpop"
@@ -17,7 +18,8 @@ import (
 // it after the plan was checked; here the group is checked for what a
 // proof needs: a path whose part before the query draws no data (htu is
 // signed ahead of the send) and an Authorization header, when it has one,
-// that names one token in the Bearer or DPoP scheme and draws no data.
+// that names one token in the Bearer or DPoP scheme and draws no data (a
+// header that is a placeholder alone has its scheme checked by DPoP).
 func (ps *parser) dpopKey(m map[string]any, gp []string, g *Group) {
 	f, ok := ps.Str(m, gp, "dpop_key_file", `dpop_key_file = "../target/perf-run/dpop.pem"`)
 	if !ok {
@@ -84,10 +86,13 @@ func (p *Plan) HasDPoP() bool {
 // DPoP wraps src, a source of this plan's requests to target (the arm's
 // base URL), so that each group with a dpop_key_file sends its token in
 // the DPoP scheme with a fresh proof from a pool signing ahead of the
-// schedule. It reads the keys now and refuses, naming the plan's line, a
-// key it cannot read. stop ends the pools: call it once the attack
-// returned. A plan without DPoP groups gets src back and a stop that does
-// nothing.
+// schedule. It reads the keys now and refuses, naming the group and its
+// plan line, what only the run can check: a key it cannot read, an
+// Authorization header that is a placeholder alone ("{auth}") whose value
+// is not "Bearer <token>" or "DPoP <token>", a variable with no value, and
+// a target the proofs' htu cannot be made of. stop ends the pools: call it
+// once the attack returned. A plan without DPoP groups gets src back and a
+// stop that does nothing.
 func (p *Plan) DPoP(ctx context.Context, src load.Source, v *Vars, target string) (load.Source, func(), error) {
 	var bindings []dpop.Binding
 	for gi, g := range p.Groups {
@@ -102,17 +107,30 @@ func (p *Plan) DPoP(ctx context.Context, src load.Source, v *Vars, target string
 		if err != nil {
 			return nil, nil, exit.Refusef("%s:%d: group %q's DPoP key %s: %v; write dpop_key_file = the path (relative to the plan's folder) of a P-256 PEM key, made before the run (a [prepare] step can mint it)", p.Path, g.dpopLine, g.Name, path, err)
 		}
-		b := dpop.Binding{Group: gi, Key: key, Method: g.Method}
+		gp := []string{"group", strconv.Itoa(gi)}
+		pathLine := p.pos.line(tomlpos.Join(gp, "path"))
+		b := dpop.Binding{Group: gi, Name: g.Name, Key: key, Method: g.Method}
 		before, _, _ := strings.Cut(g.Path, "?")
 		b.Path, err = fill(before, v, true)
 		if err != nil {
-			return nil, nil, exit.Refusef("%s:%d: group %q's path: %v; resolve the plan's variables before its DPoP proofs", p.Path, g.Line, g.Name, err)
+			return nil, nil, exit.Refusef("%s:%d: group %q's path: %v; resolve the plan's variables before its DPoP proofs", p.Path, pathLine, g.Name, err)
+		}
+		if _, err := dpop.HTU(strings.TrimSuffix(target, "/") + b.Path); err != nil {
+			return nil, nil, exit.Refusef("%s:%d: group %q's DPoP proofs: %v; the proofs' htu is the target joined to this path, so give an http or https target", p.Path, pathLine, g.Name, v.RedactError(err))
 		}
 		for _, h := range g.Header {
-			if strings.EqualFold(h.Name, "Authorization") {
-				if b.Authorization, err = fill(h.Value, v, false); err != nil {
-					return nil, nil, exit.Refusef("%s:%d: group %q's Authorization header: %v; resolve the plan's variables before its DPoP proofs", p.Path, g.Line, g.Name, err)
-				}
+			if !strings.EqualFold(h.Name, "Authorization") {
+				continue
+			}
+			line := p.pos.line(tomlpos.Join(tomlpos.Join(gp, "headers"), h.Name))
+			if b.Authorization, err = fill(h.Value, v, false); err != nil {
+				return nil, nil, exit.Refusef("%s:%d: group %q's Authorization header: %v; resolve the plan's variables before its DPoP proofs", p.Path, line, g.Name, err)
+			}
+			// dpopKey checked the scheme of a header that writes it; one
+			// that is a placeholder alone has a scheme only now (empty, it
+			// sends no header, as Wrap reads it).
+			if _, _, err := dpop.Scheme(b.Authorization); err != nil && b.Authorization != "" {
+				return nil, nil, exit.Refusef("%s:%d: group %q sends DPoP proofs but %v once %s is filled in; give %s a value \"Bearer <token>\" (sent as \"DPoP <token>\"), or write Authorization = \"Bearer {token}\"", p.Path, line, g.Name, v.RedactError(err), h.Value, h.Value)
 			}
 		}
 		bindings = append(bindings, b)
@@ -120,9 +138,11 @@ func (p *Plan) DPoP(ctx context.Context, src load.Source, v *Vars, target string
 	if len(bindings) == 0 {
 		return src, func() {}, nil
 	}
+	// Every binding was checked above, so what Wrap may still refuse is
+	// no fault of the plan's.
 	w, stop, err := dpop.Wrap(ctx, src, target, bindings)
 	if err != nil {
-		return nil, nil, exit.Refusef("%s:1: %v; write Authorization = \"Bearer {token}\" in the DPoP groups' headers", p.Path, v.RedactError(err))
+		return nil, nil, fmt.Errorf("%s: starting the DPoP proofs: %w", p.Path, v.RedactError(err))
 	}
 	return w, stop, nil
 }
