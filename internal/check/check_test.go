@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,24 +59,7 @@ func TestRunOnAFolderWithoutAContract(t *testing.T) {
 // all pass, as path -> content.
 func fixture(t *testing.T) map[string]string {
 	t.Helper()
-	root := filepath.Join("..", "..", "testdata", "check", "repo")
-	files := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, p)
-		files[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
+	return gittest.Files(t, filepath.Join("..", "..", "testdata", "check", "repo"))
 }
 
 // result is the check named name, failing the test when there is none.

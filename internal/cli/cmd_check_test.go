@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,24 +21,7 @@ import (
 // tree, as path -> content.
 func checkFixture(t *testing.T) map[string]string {
 	t.Helper()
-	root := filepath.Join("..", "..", "testdata", "check", "repo")
-	files := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		files[filepath.ToSlash(rel)] = string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
+	return gittest.Files(t, filepath.Join("..", "..", "testdata", "check", "repo"))
 }
 
 // fault changes one file of a commit: the head's, or the base's.

@@ -4,6 +4,7 @@ package gittest
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,4 +148,27 @@ func (r *Repo) Copy(t testing.TB) *Repo {
 		t.Fatalf("copying the repository %s: %v", r.Dir, err)
 	}
 	return &Repo{t: t, Dir: dst, tick: r.tick}
+}
+
+// Files reads the files under root as path (slash-separated, relative to
+// root) -> content: a fixture folder ready for Commit.
+func Files(t testing.TB, root string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("reading the fixture %s: %v", root, err)
+	}
+	return files
 }
