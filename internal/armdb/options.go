@@ -61,17 +61,8 @@ func (o Options) validate() error {
 	if o.Port < 0 || o.Port > 65535 {
 		return fmt.Errorf("store options: port %d is out of range: use 1-65535, or 0 for a free port", o.Port)
 	}
-	seen := map[string]bool{}
-	for _, db := range o.Databases {
-		switch {
-		case !dbName.MatchString(db):
-			return fmt.Errorf("store options: database name %q: use lower-case letters, digits and _ (at most 63, not starting with a digit), for example perf_head", db)
-		case db == "postgres" || db == "template0" || db == "template1":
-			return fmt.Errorf("store options: database name %q is PostgreSQL's own: name the arm's database, for example perf_head", db)
-		case seen[db]:
-			return fmt.Errorf("store options: database %q is named twice: give each arm its own", db)
-		}
-		seen[db] = true
+	if err := checkDatabases(o.Databases); err != nil {
+		return fmt.Errorf("store options: %w", err)
 	}
 	for _, k := range sortedKeys(o.Settings) {
 		switch {
@@ -80,6 +71,25 @@ func (o Options) validate() error {
 		case ownedSettings[k] || strings.HasPrefix(k, "ssl"):
 			return fmt.Errorf("store options: setting %q is decided by Start: use Options.Port/NoTLS, or drop it", k)
 		}
+	}
+	return nil
+}
+
+// checkDatabases refuses what Start and AddDatabases will not make: a name
+// that is not a lower-case identifier (DSN puts it in a URL path as it
+// is), one of PostgreSQL's own databases, or a name given twice.
+func checkDatabases(dbs []string) error {
+	seen := map[string]bool{}
+	for _, db := range dbs {
+		switch {
+		case !dbName.MatchString(db):
+			return fmt.Errorf("database name %q: use lower-case letters, digits and _ (at most 63, not starting with a digit), for example perf_head", db)
+		case db == "postgres" || db == "template0" || db == "template1":
+			return fmt.Errorf("database name %q is PostgreSQL's own: name the arm's database, for example perf_head", db)
+		case seen[db]:
+			return fmt.Errorf("database %q is named twice: give each arm its own", db)
+		}
+		seen[db] = true
 	}
 	return nil
 }

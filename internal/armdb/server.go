@@ -502,11 +502,15 @@ func (s *Server) Databases() []string {
 }
 
 // AddDatabases makes more databases on the running server, as Start makes
-// Options.Databases. A name the server already has is refused, not
-// reused: its commits and rows belong to whoever made it. The test suite
-// uses it to give each test its own databases on one server per test
-// binary; the gate makes all of its databases at Start.
+// Options.Databases, and refuses the names Start refuses. A name the server
+// already has is refused, not reused: its commits and rows belong to
+// whoever made it. The test suite uses it to give each test its own
+// databases on one server per test binary; the gate makes all of its
+// databases at Start.
 func (s *Server) AddDatabases(ctx context.Context, dbs ...string) error {
+	if err := checkDatabases(dbs); err != nil {
+		return fmt.Errorf("making databases on the store: %w", err)
+	}
 	s.dbMu.Lock()
 	defer s.dbMu.Unlock()
 	for _, db := range dbs {

@@ -312,3 +312,35 @@ func TestOptionsValidate(t *testing.T) {
 		})
 	}
 }
+
+// AddDatabases makes databases on a running server as Start does, so it
+// refuses the names Start refuses, before it connects: DSN puts a name in
+// the URL's path as it is, and a name holding '?' or '#' made a DSN that
+// names another database or does not parse. No server is needed to see
+// the refusal.
+func TestAddDatabasesRefusesWhatStartRefuses(t *testing.T) {
+	tests := []struct {
+		name    string
+		dbs     []string
+		wantErr string
+	}{
+		{name: "not an identifier", dbs: []string{"perf-head"}, wantErr: `database name "perf-head": use lower-case letters`},
+		{name: "a query in the name", dbs: []string{"a?sslmode=disable"}, wantErr: `database name "a?sslmode=disable"`},
+		{name: "PostgreSQL's own", dbs: []string{"postgres"}, wantErr: "PostgreSQL's own"},
+		{name: "twice", dbs: []string{"perf_a", "perf_a"}, wantErr: "named twice"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			s := &Server{}
+			err := s.AddDatabases(ctx, tc.dbs...)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("AddDatabases(%q) = %v, want a refusal containing %q", tc.dbs, err, tc.wantErr)
+			}
+			if got := s.Databases(); len(got) != 0 {
+				t.Errorf("the refused names were recorded: %v", got)
+			}
+		})
+	}
+}

@@ -55,7 +55,7 @@ func RemoveStale(dir string, gone func(owner string) bool) ([]string, error) {
 			}
 			path := filepath.Join(root, name)
 			owner, err := os.ReadFile(filepath.Join(path, ownerFile))
-			if err != nil || !gone(strings.TrimSpace(string(owner))) || postmasterRuns(path) {
+			if err != nil || !gone(strings.TrimSpace(string(owner))) || serverRuns(path) {
 				continue
 			}
 			if err := os.RemoveAll(path); err != nil {
@@ -66,6 +66,27 @@ func RemoveStale(dir string, gone func(owner string) bool) ([]string, error) {
 		}
 	}
 	return removed, errors.Join(errs...)
+}
+
+// serverRuns reports whether a postmaster still runs out of folder: the
+// one its own data/postmaster.pid names (a runtime folder), or one of a
+// runtime folder inside it (a folder Start made itself holds its runtime
+// folder when the server user can reach it). Removing such a folder would
+// pull the data dir from under a live server.
+func serverRuns(folder string) bool {
+	if postmasterRuns(folder) {
+		return true
+	}
+	entries, err := os.ReadDir(folder)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), runtimePrefix) && postmasterRuns(filepath.Join(folder, e.Name())) {
+			return true
+		}
+	}
+	return false
 }
 
 // postmasterRuns reports whether the postmaster named by the runtime
@@ -88,5 +109,12 @@ func postmasterRuns(runtime string) bool {
 	// A zombie runs nothing; any other state holds the data dir.
 	rest := stat[bytes.LastIndexByte(stat, ')')+1:]
 	f := bytes.Fields(rest)
-	return len(f) > 0 && f[0][0] != 'Z' && syscall.Kill(pid, 0) == nil
+	return len(f) > 0 && f[0][0] != 'Z' && exists(syscall.Kill(pid, 0))
+}
+
+// exists reads signal 0's answer: a process another user runs answers
+// EPERM (a sweep not run as root, of a postmaster run as postgres), and it
+// runs, so its folder must stay.
+func exists(err error) bool {
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

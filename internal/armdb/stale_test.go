@@ -170,3 +170,79 @@ func TestRemoveStaleAfterAKilledRun(t *testing.T) {
 		t.Errorf("the live server after RemoveStale: %v", err)
 	}
 }
+
+// A folder whose owner is gone is removed only once no postmaster runs out
+// of it. A folder Start made itself (Dir empty) holds its runtime folder
+// inside it, so its postmaster.pid is one level down: a check of the
+// folder's own data dir alone took a live server's data from under it.
+func TestRemoveStaleKeepsAFolderWhosePostmasterRuns(t *testing.T) {
+	live := exec.Command("sleep", "120")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = live.Process.Kill(); _ = live.Wait() })
+	ended := exec.Command("true")
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Only this test's folders have this owner, so RemoveStale's sweep of
+	// the real temp folder leaves every other folder there alone.
+	owner := fmt.Sprintf("test-owner-%d-%d", os.Getpid(), time.Now().UnixNano())
+	gone := func(o string) bool { return o == owner }
+
+	tests := []struct {
+		name       string
+		folder     string // under dir, with the owner file
+		pidFile    string // postmaster.pid's path inside folder
+		pid        int
+		wantRemove bool
+	}{
+		{name: "runtime folder, postmaster runs", folder: runtimePrefix + "live", pidFile: "data/postmaster.pid", pid: live.Process.Pid},
+		{name: "runtime folder, postmaster ended", folder: runtimePrefix + "ended", pidFile: "data/postmaster.pid", pid: ended.Process.Pid, wantRemove: true},
+		{name: "own folder, nested postmaster runs", folder: ownDirPrefix + "live", pidFile: runtimePrefix + "1/data/postmaster.pid", pid: live.Process.Pid},
+		{name: "own folder, nested postmaster ended", folder: ownDirPrefix + "ended", pidFile: runtimePrefix + "1/data/postmaster.pid", pid: ended.Process.Pid, wantRemove: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			folder := filepath.Join(dir, tc.folder)
+			pidFile := filepath.Join(folder, tc.pidFile)
+			if err := os.MkdirAll(filepath.Dir(pidFile), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(folder, ownerFile), []byte(owner+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// postmaster.pid's first line is the postmaster's pid, then
+			// the data dir and more.
+			if err := os.WriteFile(pidFile, []byte(fmt.Sprintf("%d\n%s\n", tc.pid, filepath.Dir(pidFile))), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			removed, err := RemoveStale(dir, gone)
+			if err != nil {
+				t.Fatalf("RemoveStale: %v", err)
+			}
+			_, statErr := os.Stat(folder)
+			switch {
+			case tc.wantRemove && (len(removed) != 1 || removed[0] != folder || !os.IsNotExist(statErr)):
+				t.Errorf("removed %v (stat: %v), want [%s] removed", removed, statErr, folder)
+			case !tc.wantRemove && (len(removed) != 0 || statErr != nil):
+				t.Errorf("removed %v (stat: %v): the folder's postmaster %d still runs", removed, statErr, tc.pid)
+			}
+		})
+	}
+}
+
+// TestExistsReadsEPERMAsRunning: signal 0 to another user's process
+// answers EPERM, and the process runs; only ESRCH says it is gone.
+func TestExistsReadsEPERMAsRunning(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{{nil, true}, {syscall.EPERM, true}, {syscall.ESRCH, false}} {
+		if got := exists(tc.err); got != tc.want {
+			t.Errorf("exists(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
