@@ -26,7 +26,7 @@ type Spec struct {
 	// Command is the argv; Command[0] is looked up in PATH.
 	Command []string
 	// Env holds KEY=VALUE entries added to a minimal inherited environment
-	// (see minimalEnv); an entry here wins over an inherited one.
+	// (see MinimalEnv); an entry here wins over an inherited one.
 	Env []string
 	// Dir is the working directory; empty means perfgate's own.
 	Dir string
@@ -123,7 +123,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
 	cmd.Dir = s.Dir
 	cookie := newCookie(s.Name)
-	cmd.Env = append(append(minimalEnv(os.Getenv), s.Env...), cookie)
+	cmd.Env = append(append(MinimalEnv(os.Getenv), s.Env...), cookie)
 	cmd.Stdout, cmd.Stderr = log, log // an *os.File: children write to it directly, no copying goroutine
 	var out *logPipe
 	if !s.Redact.Empty() {

@@ -9,7 +9,10 @@ var inherited = []string{
 	"LANG", "LC_ALL", "LC_CTYPE", "SSL_CERT_FILE", "SSL_CERT_DIR",
 }
 
-func minimalEnv(getenv func(string) string) []string {
+// MinimalEnv is that environment, read with getenv: what an arm starts
+// with, and what the contract's config check of a base runs with, so the
+// check sees what the arm will.
+func MinimalEnv(getenv func(string) string) []string {
 	env := make([]string, 0, len(inherited))
 	for _, k := range inherited {
 		if v := getenv(k); v != "" {

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/arms"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/redact"
 )
 
 // checkTimeout bounds the config check: it reads a file, it serves nothing.
@@ -27,7 +29,7 @@ func (c *Contract) CheckConfig(ctx context.Context, a *Rendered, commit string) 
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, a.Check[0], a.Check[1:]...)
-	cmd.Env = c.Environ(os.Environ(), a)
+	cmd.Env = c.Environ(arms.MinimalEnv(os.Getenv), a)
 	cmd.Dir = a.Cwd // where the arm itself starts, so relative paths agree
 	var out bytes.Buffer
 	lw := &limitWriter{w: &out, n: 64 << 10}
@@ -37,7 +39,7 @@ func (c *Contract) CheckConfig(ctx context.Context, a *Rendered, commit string) 
 	if err == nil {
 		return nil
 	}
-	checkLine := strings.Join(a.Check, " ")
+	checkLine := redact.URLsIn(strings.Join(a.Check, " "))
 	if ctx.Err() != nil {
 		return exit.Refusef("the base at %s did not finish checking its own %s within %s (`%s`): the pair is not judged", commit, c.Config, checkTimeout, checkLine)
 	}
@@ -101,9 +103,10 @@ func unknownKeys(out string) []string {
 	return keys
 }
 
-// refusal quotes the check's last lines, which is where programs put the reason.
+// refusal quotes the check's last lines, which is where programs put the
+// reason, without any URL's password.
 func refusal(out string) string {
-	lines := strings.Split(strings.TrimSpace(out), "\n")
+	lines := strings.Split(strings.TrimSpace(redact.URLsIn(out)), "\n")
 	if len(lines) > 3 {
 		lines = lines[len(lines)-3:]
 	}

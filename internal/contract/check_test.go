@@ -3,6 +3,7 @@ package contract
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -18,6 +19,8 @@ func TestCheckConfigRefusals(t *testing.T) {
 			[]string{"does not know the key(s) emergency, fhir.face of its own perf/service.toml"}},
 		{"refusal naming no key", "server.port", "[server]\nport = @PORT@\n", "SVC__A=1\n", "sh -c 'echo checking >&2; echo \"store: certificate expired\" >&2; exit 3'",
 			[]string{"the base at 0123abcd refused its own perf/service.toml", "exited 3", "certificate expired", "the pair is not judged"}},
+		{"refusal quoting a connection string", "server.port", "[server]\nport = @PORT@\n", "SVC__A=1\n", "sh -c 'echo \"store: cannot connect to postgres://perf:hunter2@127.0.0.1:5432/perf\" >&2; exit 3'",
+			[]string{"exited 3", "cannot connect to postgres://***@127.0.0.1:5432/perf"}},
 		{"check command missing", "server.port", "[server]\nport = @PORT@\n", "SVC__A=1\n", "/nonexistent/ferrofed config check",
 			[]string{"could not run its config check", "/nonexistent/ferrofed"}},
 	}
@@ -38,7 +41,11 @@ func TestCheckConfigRefusals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantRefusal(t, c.CheckConfig(context.Background(), a, "0123abcd"), tt.parts...)
+			err = c.CheckConfig(context.Background(), a, "0123abcd")
+			wantRefusal(t, err, tt.parts...)
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("the refusal prints the store's password: %v", err)
+			}
 		})
 	}
 }
@@ -76,4 +83,42 @@ func quoteTOML(s string) string {
 		out = append(out, r)
 	}
 	return string(append(out, '"'))
+}
+
+// The check runs with the arm's environment: what the arm gets of
+// perfgate's (PATH and the like), its [env], overrides and config_env, and
+// nothing else the CI job exported, such as a token a failing check could
+// print.
+func TestCheckRunsWithTheArmsEnvironment(t *testing.T) {
+	t.Setenv("PERFGATE_TEST_CI_TOKEN", "hunter2")
+	t.Setenv("SVC__LEAKED", "1")
+	tests := []struct {
+		name, test string
+		want       bool // the check passes
+	}{
+		{"a CI token", `test -z "$PERFGATE_TEST_CI_TOKEN"`, true},
+		{"an inherited prefixed variable", `test -z "$SVC__LEAKED"`, true},
+		{"PATH", `test -n "$PATH"`, true},
+		{"the fixed environment", `test "$SVC__USAGE__ENABLED" = false`, true},
+		{"the overrides", `test "$SVC__A" = 1`, true},
+		{"the rendered config", `test -f "$SVC_CONFIG"`, true},
+		{"the token really is unset", `test -n "$PERFGATE_TEST_CI_TOKEN"`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := serviceTree(t, "server.port", "[server]\nport = @PORT@\n", "SVC__A=1\n")
+			files[GateFile] = replace(files[GateFile], `check = "@BIN@ check"`, "check = "+quoteTOML("sh -c '"+tt.test+"'"))
+			c, err := Load(writeTree(t, files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := c.Render(context.Background(), RenderOptions{Port: 8070, Dir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.CheckConfig(context.Background(), a, "0123abcd"); (err == nil) != tt.want {
+				t.Errorf("check `%s`: %v, want passing %v", tt.test, err, tt.want)
+			}
+		})
+	}
 }

@@ -261,7 +261,7 @@ func (c *Contract) RunPrepare(ctx context.Context, tree, dir string, log io.Writ
 		cmd.Dir = tree
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			return exit.Refusef("%s: [prepare] command %d (%s) failed: %v; its output ends: %s", GateFile, i+1, strings.Join(argv, " "), err, tailOf(out, 400))
+			return exit.Refusef("%s: [prepare] command %d (%s) failed: %v; its output ends: %s", GateFile, i+1, redact.URLsIn(strings.Join(argv, " ")), err, tailOf(out, 400))
 		}
 		if log != nil {
 			fmt.Fprintf(log, "prepare: %s\n", strings.Join(argv, " "))
@@ -270,8 +270,9 @@ func (c *Contract) RunPrepare(ctx context.Context, tree, dir string, log io.Writ
 	return nil
 }
 
+// tailOf quotes the end of a command's output, without any URL's password.
 func tailOf(b []byte, n int) string {
-	s := strings.TrimSpace(string(b))
+	s := strings.TrimSpace(redact.URLsIn(string(b)))
 	if len(s) > n {
 		s = "..." + s[len(s)-n:]
 	}
@@ -309,6 +310,13 @@ func (c *Contract) validate() error {
 	}
 	if c.Legacy != nil {
 		paths = append(paths, struct{ key, val string }{"legacy.script", c.Legacy.Script})
+	}
+	for i, f := range c.Compose {
+		// An empty entry names the tree's root, which exists: it would pass
+		// the check that every compose file does and fail only at run.
+		if strings.TrimSpace(f) == "" {
+			return c.refuse(fmt.Sprintf("compose.%d", i), "compose names an empty path: name a compose file (e.g. \"compose.yaml\") or drop the entry")
+		}
 	}
 	for _, p := range paths {
 		if err := treePath(p.val); err != nil {
@@ -389,14 +397,13 @@ func (c *Contract) commandArgv(key, s string) ([]string, error) {
 }
 
 func (c *Contract) validateReady() error {
-	if strings.HasPrefix(c.Ready, "/") {
-		if ph := badPlaceholder(c.Ready, renderPlaceholders); ph != "" {
-			return c.refuse("ready", "ready uses the placeholder %s: only @PORT@ is filled in", ph)
-		}
-		return nil
-	}
+	// A path is probed on the arm's port as a URL is: only @PORT@ is
+	// filled in either, and @DIR@ (a folder) has no place in a probe.
 	if ph := badPlaceholder(c.Ready, map[string]bool{PortPlaceholder: true}); ph != "" {
 		return c.refuse("ready", "ready uses the placeholder %s: only @PORT@ is filled in", ph)
+	}
+	if strings.HasPrefix(c.Ready, "/") {
+		return nil
 	}
 	// The rule every loopback URL of perfgate's follows: http(s), on
 	// loopback, no user name or password (it would be printed).
@@ -435,6 +442,18 @@ func exists(p string) bool {
 func (c *Contract) checkFiles(withCompose bool) error {
 	if !exists(c.path(c.Config)) {
 		return c.refuse("config", "config = %q: the tree has no such file: add it or fix the path", c.Config)
+	}
+	// What Render would refuse in the config is refused here too: at
+	// prepare, and at run before the compose services start for nothing.
+	raw, err := os.ReadFile(c.path(c.Config))
+	if err != nil {
+		return exit.Refusef("%s: cannot read the service config: %v", c.Config, err)
+	}
+	if _, err := renderConfig(c.Config, raw, strings.NewReplacer()); err != nil {
+		return err
+	}
+	if err := c.checkReadsGenerated(raw); err != nil {
+		return err
 	}
 	if withCompose {
 		for i, f := range c.Compose {

@@ -143,12 +143,21 @@ func TestGeneratedRegistry(t *testing.T) {
 		t.Errorf("node-a at %v:\n%s", got, b)
 	}
 
-	files["perf/service.toml"] = "[server]\nport = @PORT@\n"
-	c, err = Load(writeTree(t, files))
-	if err != nil {
+	// A config that reads no generated file is refused before anything
+	// starts: by prepare (Load), and by run when it reads the kept
+	// contract (LoadArm), which it does before the compose services start.
+	armDir := filepath.Join(t.TempDir(), "perf-head")
+	if err := c.BuildArm(ctx, armDir, new(discard)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Render(ctx, RenderOptions{Port: 8070, Dir: t.TempDir()})
+	bad := "[server]\nport = @PORT@\n"
+	if err := os.WriteFile(filepath.Join(armDir, ArmContractDir, "perf", "service.toml"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadArm(armDir)
+	wantRefusal(t, err, "perf/service.toml", "reads no @DIR@/registry.toml", GateFile+":12")
+	files["perf/service.toml"] = bad
+	_, err = Load(writeTree(t, files))
 	wantRefusal(t, err, "perf/service.toml", "reads no @DIR@/registry.toml", GateFile+":12")
 
 	for _, bad := range []string{`generate = ["../x"]`, `generate = ["a", "a"]`, `generate = ["@DIR@/x"]`} {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -74,8 +75,11 @@ func legacyInTree(c *object.Commit, tree *object.Tree, ct *Contract) (ok bool, w
 }
 
 // blob reads a file of a commit's tree; found is false when there is none.
+// name is cleaned first, as the file system cleans it for Load: a gate
+// file's config = "./perf/svc.toml" names a file the tree has, and the
+// commit carries the contract.
 func blob(t *object.Tree, name string) (data []byte, found bool, err error) {
-	f, err := t.File(name)
+	f, err := t.File(path.Clean(filepath.ToSlash(name)))
 	if errors.Is(err, object.ErrFileNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
 		return nil, false, nil
 	}

@@ -82,6 +82,16 @@ func TestInCommit(t *testing.T) {
 			delete(f, "scripts/perf/gate.sh*")
 			return f
 		}(), false, "carries neither perf/arm.env nor a scripts/perf/gate.sh whose gateway_env() sets a gateway's overrides"},
+		// Load reads these paths through the file system, which cleans
+		// them; the commit's tree must find the same files.
+		{"paths written with ./ and //", func() map[string]string {
+			f := map[string]string{}
+			for k, v := range modern {
+				f[k] = v
+			}
+			f[GateFile] = replace(f[GateFile], `config = "perf/service.toml"`, "config = \"./perf/service.toml\"\noverrides = \"perf//arm.env\"")
+			return f
+		}(), true, ""},
 		{"gate file that does not parse", map[string]string{GateFile: "build = \n"}, false, "carries a perf/gate.toml that does not parse"},
 	}
 	r := func() *git.Repository {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/redact"
 )
 
 // deriveTimeout bounds a legacy function: it only prints variables.
@@ -188,7 +189,7 @@ func withoutPrefix(env []string, prefix string, drop ...string) []string {
 }
 
 func lastLine(s string) string {
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(redact.URLsIn(s))
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		s = s[i+1:]
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -77,12 +78,19 @@ func TestDeriveRefusals(t *testing.T) {
 		{"no such function", "other() { echo FERROFED__A=1; }\n", "gateway_env", []string{"defines no function gateway_env"}},
 		{"bad printed line", "gateway_env() { echo 'FERROFED__=1'; }\n", "gateway_env", []string{"gateway_env() output:1", "sets no FERROFED__ variable"}},
 		{"unknown placeholder", "gateway_env() { echo 'FERROFED__A=@SECRET@'; }\n", "gateway_env", []string{"@SECRET@"}},
+		// Its last line is quoted, but not the store's password in it.
+		{"fails naming a connection string", "gateway_env() { echo 'no store at postgres://perf:hunter2@127.0.0.1:5432/perf' >&2; return 3; }\n", "gateway_env",
+			[]string{"exited 3", "no store at postgres://***@127.0.0.1:5432/perf"}},
+		{"prints a value without its =", "gateway_env() { echo 'FERROFED__TOKEN hunter2'; }\n", "gateway_env", []string{`"FERROFED__TOKEN..." sets no FERROFED__ variable`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tree := writeTree(t, map[string]string{"scripts/perf/gate.sh": tt.script})
 			_, err := Derive(context.Background(), tree, Legacy{Script: "scripts/perf/gate.sh", Function: tt.fn}, "FERROFED__")
 			wantRefusal(t, err, tt.parts...)
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("the refusal prints a password: %v", err)
+			}
 		})
 	}
 }

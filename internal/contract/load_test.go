@@ -32,9 +32,21 @@ func TestLoadRefusesBadGateFiles(t *testing.T) {
 		{"ready with a password", func(f map[string]string) {
 			f[GateFile] = replace(gate, `"/health"`, `"http://probe:s3cret@127.0.0.1:@PORT@/health"`)
 		}, []string{"perf/gate.toml:9:", `ready = "http://***@127.0.0.1:@PORT@/health" holds a user name or password`}},
+		// A path's placeholders are filled like a URL's: @PORT@ alone.
+		{"ready path with @DIR@", func(f map[string]string) { f[GateFile] = replace(gate, `"/health"`, `"/health/@DIR@"`) }, []string{"perf/gate.toml:9:", "placeholder @DIR@", "only @PORT@"}},
 		{"config leaves the tree", func(f map[string]string) {
 			f[GateFile] = replace(gate, `"perf/service.toml"`, `"../base/perf/service.toml"`)
 		}, []string{"perf/gate.toml:6:", "leaves the tree"}},
+		// Refused at prepare and when run reads the kept contract, before
+		// any service starts, not once the arms are rendered.
+		{"unknown placeholder in the config", func(f map[string]string) {
+			f["perf/service.toml"] = "[server]\nport = @PORT@\nregistry = \"@REGISTRY@/r.toml\"\n"
+		},
+			[]string{"perf/service.toml:3:", "unknown placeholder @REGISTRY@"}},
+		{"empty compose entry", func(f map[string]string) {
+			f[GateFile] = replace(gate, `compose = ["compose.yaml"]`, "compose = [\n  \"compose.yaml\",\n  \"\",\n]")
+		},
+			[]string{"perf/gate.toml:12:", "compose names an empty path"}},
 		{"config missing", func(f map[string]string) { delete(f, "perf/service.toml") }, []string{"perf/gate.toml:6:", "no such file"}},
 		{"no config env and no @CONFIG@", func(f map[string]string) { f[GateFile] = replace(gate, "config_env = \"SVC_CONFIG\"\n", "") }, []string{"config_env"}},
 		{"fixed env placeholder", func(f map[string]string) { f[GateFile] = gate + "SVC__HOME = \"@HOME@\"\n" }, []string{"perf/gate.toml:15:", "@HOME@"}},
@@ -98,6 +110,8 @@ func TestRenderRefusesBadInput(t *testing.T) {
 func TestRenderFillsPlaceholdersAndRewrites(t *testing.T) {
 	files := serviceTree(t, "server.port", "[server]\nport = @PORT@\n[store]\nurl_file = \"@DIR@/store.url\"\n[pix]\nurl = \"http://127.0.0.1:8090\"\n",
 		"SVC__LOG=@DIR@/log\nSVC__QUOTED='a b'\n")
+	// A ready path names @PORT@ as a ready URL may: it is filled in too.
+	files[GateFile] = replace(files[GateFile], `ready = "/health"`, `ready = "/health?port=@PORT@"`)
 	c, err := Load(writeTree(t, files))
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +132,7 @@ func TestRenderFillsPlaceholdersAndRewrites(t *testing.T) {
 	if !equal(a.Env, wantEnv) {
 		t.Errorf("env %q, want %q", a.Env, wantEnv)
 	}
-	if a.Ready != "http://127.0.0.1:8070/health" || a.Command[1] != "serve" || a.Check[1] != "check" || a.Command[0] != filepath.Join(c.Tree, "bin", "svc") {
+	if a.Ready != "http://127.0.0.1:8070/health?port=8070" || a.Command[1] != "serve" || a.Check[1] != "check" || a.Command[0] != filepath.Join(c.Tree, "bin", "svc") {
 		t.Errorf("arm %+v", a)
 	}
 	env := c.Environ([]string{"PATH=/bin", "SVC__LEAKED=1", "SVC_CONFIG=/elsewhere"}, a)

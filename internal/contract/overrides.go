@@ -3,6 +3,7 @@ package contract
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -47,11 +48,11 @@ func ParseOverrides(file string, data []byte, prefix string) ([]string, error) {
 		}
 		name, value, ok := strings.Cut(trimmed, "=")
 		if ok && name != strings.TrimSpace(name) && strings.HasPrefix(name, prefix) && envNameRe.MatchString(strings.TrimSpace(name)) {
-			return nil, exit.Refusef("%s:%d: %s has a space before =: write %s=VALUE", file, n, quoteLine(trimmed), strings.TrimSpace(name))
+			return nil, exit.Refusef("%s:%d: %s has a space before =: write %s=VALUE", file, n, quoteLine(trimmed, prefix), strings.TrimSpace(name))
 		}
 		if !ok || !strings.HasPrefix(name, prefix) || len(name) == len(prefix) || !envNameRe.MatchString(name) {
 			return nil, exit.Refusef("%s:%d: %s sets no %s variable: write one %sNAME=VALUE a line (or a # comment)",
-				file, n, quoteLine(trimmed), prefix, prefix)
+				file, n, quoteLine(trimmed, prefix), prefix, prefix)
 		}
 		value = unquoteValue(value)
 		if strings.ContainsRune(value, 0) {
@@ -76,14 +77,32 @@ func unquoteValue(v string) string {
 	return v
 }
 
-// quoteLine shows a refused line without its value, which may be a secret,
-// and without flooding the terminal.
-func quoteLine(s string) string {
-	if name, _, ok := strings.Cut(s, "="); ok {
+// quoteLine shows a refused line by its name only: its value may be a
+// secret, and so may a line that is no NAME=VALUE at all (a token pasted
+// on a line of its own, or "NAME value" with the = left out). Such a line
+// is quoted only as far as a name of the prefix goes, else not at all:
+// the line number says which it is.
+func quoteLine(s, prefix string) string {
+	name, _, hasEq := strings.Cut(s, "=")
+	lead := lineNameRe.FindString(s)
+	bare := lead // without its export
+	if f := strings.Fields(lead); len(f) == 2 {
+		bare = f[1]
+	}
+	switch {
+	case hasEq && lead != "" && strings.TrimRight(name, " \t") == lead:
 		s = name + "=..."
+	case strings.HasPrefix(bare, prefix):
+		s = lead + "..."
+	default:
+		return "this line"
 	}
 	if len(s) > 80 {
 		s = s[:77] + "..."
 	}
 	return fmt.Sprintf("%q", s)
 }
+
+// lineNameRe is the variable name a line starts with, after an optional
+// export.
+var lineNameRe = regexp.MustCompile(`^(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*`)

@@ -22,6 +22,12 @@ func TestParseOverrides(t *testing.T) {
 		{"unknown placeholder", "FERROFED__A=@TOKEN@\n", nil, "perf/arm.env:1: FERROFED__A uses the placeholder @TOKEN@"},
 		{"lower-case placeholder is a placeholder too", "FERROFED__A=@port@\n", nil, "@port@"},
 		{"secrets stay out of the message", "SECRET_TOKEN=hunter2\n", nil, `"SECRET_TOKEN=..."`},
+		// A line that is no NAME=VALUE may still hold a secret: it is
+		// quoted no further than a name of the prefix, or not at all.
+		{"a value without its =", "FERROFED__TOKEN hunter2\n", nil, `perf/arm.env:1: "FERROFED__TOKEN..." sets no FERROFED__ variable`},
+		{"a colon for the =", "FERROFED__TOKEN: hunter2=x\n", nil, `perf/arm.env:1: "FERROFED__TOKEN..." sets no`},
+		{"a token on a line of its own", "FERROFED__A=1\nhunter2\n", nil, "perf/arm.env:2: this line sets no FERROFED__ variable"},
+		{"an exported name without =", "export FERROFED__TOKEN hunter2\n", nil, `perf/arm.env:1: "export FERROFED__TOKEN..."`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -143,10 +143,9 @@ func (c *Contract) Render(ctx context.Context, o RenderOptions) (*Rendered, erro
 	for _, w := range c.checkArgv {
 		a.Check = append(a.Check, argFill.Replace(w))
 	}
+	a.Ready = strings.ReplaceAll(c.Ready, PortPlaceholder, port)
 	if strings.HasPrefix(c.Ready, "/") {
-		a.Ready = "http://127.0.0.1:" + port + c.Ready
-	} else {
-		a.Ready = strings.ReplaceAll(c.Ready, PortPlaceholder, port)
+		a.Ready = "http://127.0.0.1:" + port + a.Ready
 	}
 	return a, nil
 }

@@ -143,3 +143,17 @@ func BenchmarkWriterLogLines(b *testing.B) {
 		}
 	}
 }
+
+// TestURLsIn: every URL's user part in a program's output is masked, the
+// rest of the text left as it is.
+func TestURLsIn(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"dial postgres://perf:s3cr@t@127.0.0.1:5432/db: refused", "dial postgres://***@127.0.0.1:5432/db: refused"},
+		{"a http://u@h/x and redis://:pw@h:6379 too", "a http://***@h/x and redis://***@h:6379 too"},
+		{"mail me at dev@example.com; see http://h/a@b", "mail me at dev@example.com; see http://h/a@b"},
+	} {
+		if got := URLsIn(tc.in); got != tc.want {
+			t.Errorf("URLsIn(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

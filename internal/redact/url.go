@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // URL is raw as a message may quote it, whether or not it parses: what
 // lies between its "//" and its last "@" (a user name and password) is
@@ -35,4 +38,15 @@ func URL(raw string, keep ...string) string {
 		}
 	}
 	return hidden
+}
+
+// urlUser is a URL's scheme and user part in free text, up to the last
+// '@' before the host (a password may hold one).
+var urlUser = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^\s/]*@`)
+
+// URLsIn is text, a program's output or a command line, with every URL's
+// user name and password as Mask: a program that cannot reach a store
+// tends to print the connection string it was given.
+func URLsIn(text string) string {
+	return urlUser.ReplaceAllString(text, "${1}"+Mask+"@")
 }
