@@ -114,6 +114,13 @@ func RunPlan(ctx context.Context, o PlanOptions) error {
 	if o.Resolved != nil {
 		o.Resolved(v)
 	}
+	// Checked before anything runs, as perfgate load does: the target is
+	// quoted in every message and report below, so one carrying
+	// credentials (user:password@) must stop here, in ParseTarget's words,
+	// which never repeat them.
+	if _, _, err := load.ParseTarget(o.Target); err != nil {
+		return exit.Refuse(v.RedactError(fmt.Errorf("perfgate experiment --target: %w", err)))
+	}
 	var prev *Report
 	if o.Previous != "" {
 		if prev, err = ReadFile(o.Previous); err != nil {
@@ -142,7 +149,8 @@ func RunPlan(ctx context.Context, o PlanOptions) error {
 		progressed = false
 		mu.Unlock()
 		if err != nil {
-			return exit.Refuse(fmt.Errorf("perfgate experiment against %s: %w", spec.Shown, err))
+			// Inner errors may quote the target or a request as sent.
+			return exit.Refuse(v.RedactError(fmt.Errorf("perfgate experiment against %s: %w", spec.Shown, err)))
 		}
 		if prev != nil {
 			Compare(rep, prev, o.Previous)

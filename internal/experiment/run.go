@@ -206,7 +206,8 @@ func (spec *Spec) ramp(ctx context.Context, group, label string, scrape bool) (*
 		start = time.Now().Add(20 * time.Millisecond)
 	}
 	a := load.Attack{Target: spec.Target, CAFile: spec.CAFile, Source: src, Groups: groups, Model: model,
-		Start: start, ServerTiming: spec.Plan.ServerTiming, Remote: true, Hit: spec.Plan.Experiment.LoadRule()}
+		Start: start, ServerTiming: spec.Plan.ServerTiming, Remote: true, Hit: spec.Plan.Experiment.LoadRule(),
+		Redact: spec.Vars.Redactor()} // as perfgate load's: any wrong answer's body the engine samples is masked
 	if spec.Progress != nil {
 		a.Progress = func(s load.Snapshot) {
 			i := len(meta) - 1
@@ -269,6 +270,14 @@ func (spec *Spec) ramp(ctx context.Context, group, label string, scrape bool) (*
 	}
 	if sc != nil {
 		out.gauges, out.notes = sc.result()
+		// "/metrics" was resolved against the target as sent; the report
+		// names it as shown, like the target itself.
+		for i := range out.gauges {
+			out.gauges[i].Endpoint = spec.Vars.Redact(out.gauges[i].Endpoint)
+		}
+		for i := range out.notes {
+			out.notes[i] = spec.Vars.Redact(out.notes[i])
+		}
 	}
 	return out, nil
 }

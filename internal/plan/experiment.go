@@ -189,7 +189,7 @@ func (ps *parser) experiment(raw map[string]any) {
 	case "closed":
 		ps.closedExperiment(m, ep, e)
 	case "population":
-		if n, ok := ps.Num(m, ep, "users", "users = 300", 1, false, 1e6); ok {
+		if n, ok := ps.Int(m, ep, "users", "users = 300", 1, 1e6); ok {
 			e.Users = int(n)
 		} else if _, present := m["users"]; !present {
 			ps.At(ep, "", "a population experiment needs its size; write users = 300 under [experiment]")
@@ -202,7 +202,7 @@ func (ps *parser) experiment(raw map[string]any) {
 		ps.retry(m, ep, e)
 		ps.experimentDuration(m, ep, e)
 	case "clients":
-		if n, ok := ps.Num(m, ep, "clients", "clients = 20", 1, false, 1e5); ok {
+		if n, ok := ps.Int(m, ep, "clients", "clients = 20", 1, 1e5); ok {
 			e.Clients = int(n)
 		} else if _, present := m["clients"]; !present {
 			ps.At(ep, "", "a clients experiment needs the number of clients; write clients = 20 under [experiment]")
@@ -267,7 +267,7 @@ func (ps *parser) closedExperiment(m map[string]any, ep []string, e *Experiment)
 	case list && max:
 		ps.At(ep, "max_concurrency", "write the levels as concurrency = [1, 2, 4] or as max_concurrency = 32 (doubling), not both")
 	case max:
-		if n, ok := ps.Num(m, ep, "max_concurrency", "max_concurrency = 32", 1, false, 1e5); ok {
+		if n, ok := ps.Int(m, ep, "max_concurrency", "max_concurrency = 32", 1, 1e5); ok {
 			e.Concurrency = load.Doubling(int(n))
 		}
 	case list:
@@ -322,6 +322,7 @@ func (ps *parser) openExperiment(m map[string]any, ep []string, e *Experiment) {
 		if !ascending(e.Rates) {
 			ps.At(ep, "rates", "the rates must rise from stage to stage for the knee to mean anything; write them in increasing order")
 		}
+		ps.recoveryNeedsSpike(m, ep, e)
 		return
 	case len(phases) == 0:
 		ps.At(ep, "", "an open-loop experiment needs its stages; write rates = [50, 100, 200] or [[experiment.phase]] tables")
@@ -354,12 +355,33 @@ func (ps *parser) openExperiment(m map[string]any, ep []string, e *Experiment) {
 			ph.Duration = d
 		}
 		ps.Need(t, pp, "duration", "this phase", "duration", `duration = "5m"`, "[[experiment.phase]]")
-		if n, ok := ps.Num(t, pp, "steps", "steps = 5", 1, false, 1000); ok {
+		if n, ok := ps.Int(t, pp, "steps", "steps = 5", 1, 1000); ok {
 			ph.Steps = int(n)
+		}
+		if ph.Duration > 0 && ph.Duration/time.Duration(ph.Steps) <= 0 {
+			// Each step is a stage of its own, and a stage of no length
+			// measures nothing (the engine refuses it, without this line).
+			ps.At(pp, "steps", "steps = %d cuts the %s phase into stages of no length; write fewer steps or a longer duration", ph.Steps, ph.Duration)
 		}
 		e.Phases = append(e.Phases, ph)
 		prev = ph.To
 	}
+	ps.recoveryNeedsSpike(m, ep, e)
+}
+
+// recoveryNeedsSpike refuses a recovery limit with no spike to hold to it:
+// the run would judge nothing and say nothing, though the plan asks for a
+// verdict.
+func (ps *parser) recoveryNeedsSpike(m map[string]any, ep []string, e *Experiment) {
+	if _, written := m["recovery"]; !written {
+		return
+	}
+	for _, ph := range e.Phases {
+		if ph.Kind == "spike" {
+			return
+		}
+	}
+	ps.At(ep, "recovery", "recovery is how soon a spike's p95 must be back, and no [[experiment.phase]] is a spike; remove recovery, or add a phase with kind = \"spike\"")
 }
 
 // intList reads a whole number or a list of them, each from lo to hi.

@@ -187,6 +187,17 @@ func TestExperimentRefusals(t *testing.T) {
 		{"model = \"closed\"\nmax_concurrency = 4\nretry_share = 0.1", `plan.toml:15: retry_share is for the users of model = "population", who retry a slow answer, and model "closed" has none; remove retry_share, or write model = "population" with users and think`},
 		{"model = \"clients\"\nclients = 2\nduration = \"1m\"\nretry_after = \"2s\"", `plan.toml:16: retry_after is for the users of model = "population"`},
 		{"model = \"closed\"\nmax_concurrency = 4\nhit_field = \"cache.hit\"\nhit_value = [1]", `plan.toml:16: hit_value holds [1]`},
+		// Counts of things are whole: 2.5 users or 4.5 workers would be
+		// truncated to 2 and 4 without a word.
+		{"model = \"population\"\nusers = 2.5\nthink = \"1s\"\nduration = \"1m\"", `plan.toml:14: users must be a whole number, not a number; write users = 300`},
+		{"model = \"clients\"\nclients = 2.5\nduration = \"1m\"", `plan.toml:14: clients must be a whole number`},
+		{"model = \"closed\"\nmax_concurrency = 4.5", `plan.toml:14: max_concurrency must be a whole number`},
+		{"model = \"open\"\n[[experiment.phase]]\nname = \"ramp\"\nto = 100\nduration = \"10s\"\nsteps = 2.5", `plan.toml:18: steps must be a whole number`},
+		// A stage of no length: the engine refused it, naming no line.
+		{"model = \"open\"\n[[experiment.phase]]\nname = \"ramp\"\nto = 100\nduration = \"5ns\"\nsteps = 10", `plan.toml:18: steps = 10 cuts the 5ns phase into stages of no length`},
+		// A recovery limit with no spike to hold to it judged nothing.
+		{"model = \"open\"\nrates = [10, 20]\nrecovery = \"30s\"", `plan.toml:15: recovery is how soon a spike's p95 must be back, and no [[experiment.phase]] is a spike`},
+		{"model = \"open\"\nrecovery = \"30s\"\n[[experiment.phase]]\nname = \"plateau\"\nto = 100\nduration = \"1m\"", `plan.toml:14: recovery is how soon a spike's p95 must be back`},
 	} {
 		_, err := Parse("plan.toml", []byte(experimentGroups+"\n[experiment]\n"+tc.toml+"\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
