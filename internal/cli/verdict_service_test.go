@@ -138,8 +138,11 @@ func TestServiceRecordsAttemptsAndDecides(t *testing.T) {
 	if !strings.Contains(out, "service "+srv.URL+": attempt 2: final (regression)") {
 		t.Errorf("verdict does not print the service's decision:\n%s%s", out, errs)
 	}
-	if job.tokenAsks.Load() != 3 {
-		t.Errorf("the runner was asked for %d OIDC tokens, want one per command (3)", job.tokenAsks.Load())
+	// One token a request: the service accepts each token once. The two
+	// attempt commands post one attempt each; verdict posts both again
+	// and asks for the decision.
+	if job.tokenAsks.Load() != 5 {
+		t.Errorf("the runner was asked for %d OIDC tokens, want one per request (5)", job.tokenAsks.Load())
 	}
 
 	got, err := srv.Store.RunAttempts(context.Background(), verdict.RunKey{Repository: apitest.Repository, RunID: 7001, RunAttempt: 1})

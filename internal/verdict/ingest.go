@@ -19,7 +19,9 @@ func parseAttempt(sub Submission, now time.Time) (*Attempt, error) {
 	}
 	raw := bytes.TrimSpace(sub.Report)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		if f.ExitCode != nil && *f.ExitCode != 2 {
+		// Only a verdict (0 or 1) needs its report; a gate that could not
+		// judge (2) or was killed or crashed (any other code) may leave none.
+		if f.ExitCode != nil && (*f.ExitCode == 0 || *f.ExitCode == 1) {
 			return nil, inputf("report", "an attempt that exited %d carries its JSON report (target/perf/latest.json); send it, or exit_code null when the attempt ended without one", *f.ExitCode)
 		}
 		return a, nil

@@ -171,6 +171,19 @@ func TestRetryRules(t *testing.T) {
 			cancelled.Facts.ExitCode, cancelled.Facts.WorkflowCancelled = nil, true
 			return []verdict.Submission{pr(1, 1, epyc, 2), lost, cancelled}
 		}(), wantNext: verdict.NextFinal, wantWord: verdict.WordCannotJudge, wantReason: "cancelled"},
+		// A gate killed (137) or crashed leaves no report; its exit code
+		// is no verdict, so it retries like an exit 2 rather than being
+		// refused for the report it could not write.
+		{name: "a killed attempt without its report retries", attempts: func() []verdict.Submission {
+			killed := pr(1, 1, epyc, 137)
+			killed.Report = json.RawMessage(`null`)
+			return []verdict.Submission{killed}
+		}(), wantNext: verdict.NextRetry, wantReason: "exit code 137 is not a verdict"},
+		{name: "a killed attempt's retry decides", attempts: func() []verdict.Submission {
+			killed := pr(1, 1, epyc, 137)
+			killed.Report = json.RawMessage(`null`)
+			return []verdict.Submission{killed, pr(1, 2, xeon, 0)}
+		}(), wantNext: verdict.NextFinal, wantWord: verdict.WordPass, wantTitle: "pass"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newService(t, tc.cfg)

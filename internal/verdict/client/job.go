@@ -11,8 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/perfgate/perfgate/internal/attempts"
 	"github.com/perfgate/perfgate/internal/exit"
@@ -58,24 +56,15 @@ func JobToken(getenv func(string) string, audience string, mask func(secret stri
 	if err != nil {
 		return nil, fmt.Errorf("%w (or set %s)", err, ServiceTokenEnv)
 	}
-	// One token serves every request of this command: asking the runner
-	// once keeps the job log to one mask and the runner to one request.
-	// GitHub's tokens live several minutes, longer than a command runs.
-	var mu sync.Mutex
-	var cached string
-	var at time.Time
+	// A fresh token for every request, retries included: the service
+	// accepts each token's jti once (a replayed token is refused), so a
+	// token kept for a second request would be refused as a replay.
 	return func(ctx context.Context) (string, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if cached != "" && time.Since(at) < 2*time.Minute {
-			return cached, nil
-		}
 		t, err := oidc(ctx)
 		if err != nil {
 			return "", err
 		}
 		mask(t)
-		cached, at = t, time.Now()
 		return t, nil
 	}, nil
 }

@@ -5,6 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -186,6 +189,31 @@ func (c *config) check() error {
 		return exit.Refusef("--max-body %d: a report needs more; write at least 1024 (the default is %d)", c.maxBody, httpapi.DefaultMaxBody)
 	case len(c.allow) > 0 && c.audience == "":
 		return exit.Refusef("--allow-repo is set but --oidc-audience is not: OIDC tokens are checked against an audience; set --oidc-audience (the audience the workflow asks its token for)")
+	}
+	return c.checkGitHub()
+}
+
+// checkGitHub refuses a bad GitHub setting by its flag's name as well as
+// its variable's: publish's own refusal names only the variable, which
+// reads as wrong to whoever typed the flag.
+func (c *config) checkGitHub() error {
+	for _, id := range []struct{ flag, env, v string }{
+		{"--github-app-id", publish.EnvAppID, c.github.AppID},
+		{"--github-installation-id", publish.EnvInstallationID, c.github.InstallationID},
+	} {
+		v := strings.TrimSpace(id.v)
+		if n, err := strconv.ParseInt(v, 10, 64); v != "" && (err != nil || n <= 0) {
+			return exit.Refusef("%s %q (or %s): not a GitHub ID: write the positive number the App's settings page shows", id.flag, id.v, id.env)
+		}
+	}
+	if f := c.github.AppKeyFile; f != "" {
+		if _, err := os.Stat(f); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the path is named once, first
+			}
+			return exit.Refusef("--github-app-key %s (or %s): %v: give the App's private key, the PEM file generated on its settings page", f, publish.EnvAppKeyFile, err)
+		}
 	}
 	return nil
 }

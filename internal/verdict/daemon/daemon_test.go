@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -323,6 +324,11 @@ func TestMigrateAndFlags(t *testing.T) {
 		{"unknown command", []string{"serf"}, nil, "unknown command \"serf\""},
 		{"token without repo", []string{"token", "add", "--data", dir}, nil, "is not OWNER/REPO"},
 		{"bad GitHub App id", []string{"serve", "--data", dir}, map[string]string{"PERFGATE_GITHUB_APP_ID": "abc"}, "PERFGATE_GITHUB_APP_ID"},
+		// Given as flags, the GitHub settings are refused by their flags'
+		// names, not only by the variables that default them.
+		{"bad GitHub App id flag", []string{"serve", "--data", dir, "--github-app-id", "abc"}, nil, "--github-app-id \"abc\""},
+		{"bad installation id flag", []string{"serve", "--data", dir, "--github-app-id", "1", "--github-installation-id", "-3"}, nil, "--github-installation-id \"-3\""},
+		{"missing App key file", []string{"serve", "--data", dir, "--github-app-id", "1", "--github-app-key", filepath.Join(dir, "none.pem")}, nil, "--github-app-key " + filepath.Join(dir, "none.pem")},
 		{"stray argument", []string{"migrate", "--data", dir, "now"}, nil, "unexpected argument \"now\""},
 	} {
 		_, _, err := run(tc.args, tc.env)

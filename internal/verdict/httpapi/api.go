@@ -129,14 +129,20 @@ func (s *server) getVerdicts(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	query := verdict.Query{Repository: q.Get("repo"), SHA: q.Get("sha"), MergeGroupSHA: q.Get("merge_group"), Tag: q.Get("tag")}
-	given := 0
+	given, selector := 0, ""
 	for _, k := range []string{"sha", "pr", "merge_group", "tag"} {
 		if q.Has(k) {
-			given++
+			given, selector = given+1, k
 		}
 	}
 	if given != 1 {
 		writeError(w, http.StatusBadRequest, "give exactly one of sha, pr, merge_group or tag (%d given)", given)
+		return
+	}
+	// An empty selector (?sha= from an unset variable) selects nothing the
+	// store can look up: the caller's mistake, not the service's.
+	if q.Get(selector) == "" {
+		writeJSON(w, http.StatusBadRequest, apiError{Error: fmt.Sprintf("parameter %q is empty: give its value, for example ?%s=%s", selector, selector, map[string]string{"sha": "<40-digit SHA>", "pr": "42", "merge_group": "<40-digit SHA>", "tag": "v1.2.3"}[selector]), Field: selector})
 		return
 	}
 	if q.Has("pr") {

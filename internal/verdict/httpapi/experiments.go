@@ -93,9 +93,13 @@ func (s *server) postExperiment(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) getExperiments(w http.ResponseWriter, r *http.Request) {
-	repo, target := r.URL.Query().Get("repo"), r.URL.Query().Get("target")
-	if repo == "" || target == "" {
-		writeError(w, http.StatusBadRequest, "write /v1/experiments?repo=owner/name&target=https://staging.example.com")
+	q, ok := params(w, r, "repo", "target")
+	if !ok {
+		return
+	}
+	repo, target := q.Get("repo"), q.Get("target")
+	if target == "" {
+		writeJSON(w, http.StatusBadRequest, apiError{Error: "parameter \"target\" is missing: write /v1/experiments?repo=owner/name&target=https://staging.example.com", Field: "target"})
 		return
 	}
 	if !s.canRead(w, r, repo) {
