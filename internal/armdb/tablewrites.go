@@ -47,7 +47,7 @@ func TableWrites(ctx context.Context, dsn, table string) (int64, error) {
 	err = conn.QueryRow(ctx, `SELECT n_tup_ins + n_tup_upd FROM pg_stat_user_tables
 		WHERE schemaname = $1 AND relname = $2`, schema, name).Scan(&n)
 	if err == pgx.ErrNoRows {
-		return 0, fmt.Errorf("store probe: database %q has no table %s.%s: check the table the counter check names", cfg.Database, schema, name)
+		return 0, fmt.Errorf("store probe: database %q has no table %s.%s: check the table the plan's [[store_writes]] names", cfg.Database, schema, name)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("store probe: reading pg_stat_user_tables for %s.%s: %w", schema, name, err)

@@ -73,7 +73,8 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		for _, w := range p.StoreWrites {
 			r, err := StoreWrites(ctx, w, Answers(s.HeadPhases, w.Group), s.Head.DSN)
 			if err != nil {
-				return o, exit.Refuse(err)
+				// A table the store does not have is fixed on this line.
+				return o, exit.Refuse(fmt.Errorf("%s:%d: [[store_writes]]: %w", p.Path, w.Line, err))
 			}
 			o.Writes = append(o.Writes, r)
 			o.AddCheck(r.Fail, r.Line())

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/perfgate/perfgate/internal/judge"
 	"github.com/perfgate/perfgate/internal/load"
@@ -40,10 +42,16 @@ const counterTimeout = 10 * time.Second
 
 // RunCounter sends c.Requests requests of c.Group to t, one after the
 // other, reading the count before and after. A request answered with a
-// status the plan does not expect is an error: the count would not say
-// what it claims.
-func RunCounter(ctx context.Context, p *plan.Plan, v *plan.Vars, c plan.Counter, t Target, seed int64) (CounterResult, error) {
-	r := CounterResult{Counter: c.Name, Arm: t.Name, MaxPerRequest: c.MaxPerRequest}
+// status the plan does not expect is an error, and so is a count that fell
+// while they were sent: either way the count would not say what it claims.
+// An error names the counter's plan line, where the fix is made.
+func RunCounter(ctx context.Context, p *plan.Plan, v *plan.Vars, c plan.Counter, t Target, seed int64) (r CounterResult, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("%s:%d: %w", p.Path, c.Line, err)
+		}
+	}()
+	r = CounterResult{Counter: c.Name, Arm: t.Name, MaxPerRequest: c.MaxPerRequest}
 	gi := -1
 	for i, g := range p.Groups {
 		if g.Name == c.Group {
@@ -93,6 +101,12 @@ func RunCounter(ctx context.Context, p *plan.Plan, v *plan.Vars, c plan.Counter,
 	}
 	if r.After, err = readCount(ctx, client, c, t); err != nil {
 		return r, err
+	}
+	// A growth below zero would pass any limit: a service restarted
+	// between the readings, or a count of rows something deletes, says
+	// nothing about these requests.
+	if r.After < r.Before {
+		return r, fmt.Errorf("counter %s: the count fell from %s to %s while %d requests of group %s were sent to the %s, so it does not count them; read a count that only grows, such as the service's total since it started", c.Name, num(r.Before), num(r.After), r.Sent, c.Group, t.Name)
 	}
 	r.Fail = r.Grew() > c.MaxPerRequest*float64(r.Sent)+1e-9
 	return r, nil
@@ -153,6 +167,20 @@ func send(ctx context.Context, client *http.Client, base string, req load.Reques
 // read as written whichever arm the requests went to), or its SQL query on
 // the arm's store database.
 func readCount(ctx context.Context, client *http.Client, c plan.Counter, t Target) (float64, error) {
+	f, err := readRaw(ctx, client, c, t)
+	// NaN compares false with every limit, so a count of NaN (or an
+	// infinite one, whose growth is NaN) would pass the check unseen.
+	if err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		from := c.URL
+		if c.SQL != "" {
+			from = "its sql"
+		}
+		return 0, fmt.Errorf("counter %s: %s gave %v for the %s, not a finite count; read a count such as 12", c.Name, from, f, t.Name)
+	}
+	return f, err
+}
+
+func readRaw(ctx context.Context, client *http.Client, c plan.Counter, t Target) (float64, error) {
 	if c.SQL != "" {
 		return sqlCount(ctx, c, t)
 	}
@@ -217,7 +245,11 @@ func jsonField(data []byte, c plan.Counter) (float64, error) {
 	}
 	switch x := v.(type) {
 	case json.Number:
-		return x.Float64()
+		f, err := x.Float64()
+		if err != nil {
+			return 0, fmt.Errorf("counter %s: field %s of %s's answer is %s, beyond what a count can be: %w", c.Name, c.Field, c.URL, clip([]byte(x)), err)
+		}
+		return f, nil
 	case string:
 		if f, err := strconv.ParseFloat(x, 64); err == nil {
 			return f, nil
@@ -256,9 +288,18 @@ func sqlCount(ctx context.Context, c plan.Counter, t Target) (float64, error) {
 		return x, nil
 	case float32:
 		return float64(x), nil
+	case pgtype.Numeric:
+		// sum() of an integer column is numeric in PostgreSQL.
+		if f, err := x.Float64Value(); err == nil && f.Valid {
+			return f.Float64, nil
+		}
+	case nil:
+		return 0, fmt.Errorf("counter %s: its sql gave NULL, not a number; select a count that is never NULL, such as SELECT coalesce(sum(n), 0) FROM the table", c.Name)
 	}
 	return 0, fmt.Errorf("counter %s: its sql gave %v (%T), not a number; select one integer, such as SELECT count(*) FROM the table", c.Name, v, v)
 }
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 func clip(b []byte) string {
 	if len(b) > 80 {
