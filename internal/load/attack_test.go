@@ -23,6 +23,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/load"
 	"github.com/perfgate/perfgate/internal/load/hostiletest"
+	"github.com/perfgate/perfgate/internal/load/loadtest"
 )
 
 func TestKnownDelay(t *testing.T) {
@@ -39,7 +40,7 @@ func testKnownDelay(t *testing.T) {
 	})
 	src, groups := getSource("a", "b")
 	var snaps []load.Snapshot
-	stall := watchStalls(t)
+	stall := loadtest.WatchStalls(t)
 	r := run(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Pacer: load.ConstantPacer{Freq: 100},
 		Warmup: 500 * time.Millisecond, Duration: 2 * time.Second, Progress: func(s load.Snapshot) { snaps = append(snaps, s) }})
 	worst := stall()
@@ -63,7 +64,7 @@ func testKnownDelay(t *testing.T) {
 		// The handler sleeps 20 ms; loopback adds well under a millisecond,
 		// a loaded shared runner a few more, and a host that stalls the
 		// process (the handler's sleep and the generator's wake alike) as
-		// much as the stall, which the probe sees (watchStalls): a new
+		// much as the stall, which the probe sees (loadtest.WatchStalls): a new
 		// machine's image build beside the race run made one p50 29.5 ms.
 		if p50 := g.Percentile(50); p50 < delay || p50 > delay+8*time.Millisecond+worst {
 			t.Errorf("group %s p50 = %v, want 20-28ms (and up to the process's worst timer stall, %s, more)", g.Name, p50, worst)

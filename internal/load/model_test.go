@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/internal/experiment/target"
 	"github.com/perfgate/perfgate/internal/experiment/target/targettest"
 	"github.com/perfgate/perfgate/internal/load"
+	"github.com/perfgate/perfgate/internal/load/loadtest"
 )
 
 func runModel(t *testing.T, a load.Attack, limit time.Duration) *load.Result {
@@ -177,7 +178,7 @@ func TestPopulationJoiningTransientReadsHigh(t *testing.T) {
 	// a miss in a window without one fails at once.
 	const starved = 40 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		stall := watchStalls(t)
+		stall := loadtest.WatchStalls(t)
 		r := runModel(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Model: m}, 20*time.Second)
 		worst := stall()
 		st := r.Detail.Stages[0]
@@ -201,7 +202,7 @@ func TestClientsStartOnTheRampAndAbortNamesTheClient(t *testing.T) {
 	url := targettest.Start(t, target.Config{Workers: 16, Service: 5 * time.Millisecond, FailAbove: 3})
 	src, groups := getSource("a")
 	m := &load.Clients{Clients: 6, RampUp: 600 * time.Millisecond, Warmup: 600 * time.Millisecond, Duration: time.Second, AbortOnError: true}
-	stall := watchStalls(t)
+	stall := loadtest.WatchStalls(t)
 	r := runModel(t, load.Attack{Target: url, Source: src, Groups: groups, Model: m}, 20*time.Second)
 	worst := stall()
 	ab := r.Detail.Abort
@@ -224,7 +225,7 @@ func TestClientsStartOnTheRampAndAbortNamesTheClient(t *testing.T) {
 // stalls the process 95 ms (seen beside a new machine's image build)
 // wakes every timer that late, a client's as much as the probe's. stall is
 // the worst oversleep a probe of the process's timers saw over the run
-// (watchStalls); the 5 ms beyond it is the probe's own 1 ms tick and the
+// (loadtest.WatchStalls); the 5 ms beyond it is the probe's own 1 ms tick and the
 // wake's work. The probe's worst wake and a client's are not the same
 // wake: after a stall every goroutine due in it is runnable at once, and a
 // client's can wait behind a running goroutine for the scheduler's 10 ms
@@ -242,37 +243,6 @@ func onTheRamp(t *testing.T, m *load.Clients, starts []time.Duration, stall time
 	}
 }
 
-// watchStalls probes the process's timers every millisecond until the
-// returned function is called, and that function gives the worst
-// oversleep seen: how late the host let this process's goroutines wake.
-func watchStalls(t *testing.T) func() time.Duration {
-	t.Helper()
-	done := make(chan struct{})
-	worst := make(chan time.Duration, 1)
-	go func() {
-		var w time.Duration
-		for {
-			select {
-			case <-done:
-				worst <- w
-				return
-			default:
-			}
-			before := time.Now()
-			time.Sleep(time.Millisecond)
-			w = max(w, time.Since(before)-time.Millisecond)
-		}
-	}()
-	var once sync.Once
-	var got time.Duration
-	stop := func() time.Duration {
-		once.Do(func() { close(done); got = <-worst })
-		return got
-	}
-	t.Cleanup(func() { stop() })
-	return stop
-}
-
 func TestThrottledClientsShareTheTotal(t *testing.T) {
 	t.Parallel()
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {})
@@ -281,7 +251,7 @@ func TestThrottledClientsShareTheTotal(t *testing.T) {
 	// generator both, under -race too) keeps up with, so the start times
 	// measure the ramp, not a saturated process.
 	m := &load.Clients{Clients: 8, RampUp: 400 * time.Millisecond, Throughput: 100, Warmup: 400 * time.Millisecond, Duration: 2 * time.Second}
-	stall := watchStalls(t)
+	stall := loadtest.WatchStalls(t)
 	r := runModel(t, load.Attack{Target: srv.URL, Source: src, Groups: groups, Model: m}, 20*time.Second)
 	worst := stall()
 	st := r.Detail.Stages[0]

@@ -85,6 +85,7 @@ func testEndlessTargetsCancel(t *testing.T) {
 			defer cancel()
 			const after = 700 * time.Millisecond
 			var canceled time.Time
+			stall := loadtest.WatchStalls(t)
 			time.AfterFunc(after, func() { canceled = time.Now(); cancel() })
 			// The run's goroutines carry this test's label (goroutines
 			// inherit the labels of the one that starts them), so the
@@ -114,16 +115,26 @@ func testEndlessTargetsCancel(t *testing.T) {
 				t.Errorf("canceled %v, intended %d sent %d dropped %d requests %d canceled %d", r.Canceled, s.Intended, s.Sent,
 					s.Dropped, r.Groups[0].Requests, s.Canceled)
 			}
-			// 700 ms at 20/s: 14 or 15 arrivals were due. The 9 due by
+			// 700 ms at 20/s: 14 or 15 arrivals were due. Those due by
 			// 400 ms, 300 ms before the cancel, were all sent: a stream
 			// that held the schedule up would have left all but the first
 			// unsent. The later ones may meet the cancel on their way to
 			// a connection, the more of them the further a crowded
 			// machine's scheduler lags: under the race detector beside the
 			// suite's other binaries 4 were (11 sent of 15), so the ones
-			// due in the last 300 ms are not counted.
-			if s.Intended < 13 || s.Sent < 9 {
-				t.Errorf("%d arrivals due, %d sent, %d dropped in 700 ms at 20/s: the stream held the schedule up", s.Intended, s.Sent, s.Dropped)
+			// due in the last 300 ms are not counted; nor, when the host
+			// stalled the whole process longer than that (the timer
+			// probe's worst oversleep), those due within the stall and
+			// an arrival interval of the cancel: in the short tier
+			// beside 40 other binaries 7 met it (8 sent of 15).
+			unseen := max(300*time.Millisecond, stall()+50*time.Millisecond)
+			var due uint64
+			if unseen < after {
+				due = uint64((after-unseen)/(50*time.Millisecond)) + 1
+			}
+			if s.Intended < 13 || s.Sent < min(due, 9) || s.Sent < 1 {
+				t.Errorf("%d arrivals due, %d sent, %d dropped in 700 ms at 20/s, the %d due more than %s before the cancel not all sent: the stream held the schedule up",
+					s.Intended, s.Sent, s.Dropped, due, unseen)
 			}
 			// The engine's goroutines are gone (the target's own, which
 			// carry no label, end with its connections, which the engine

@@ -15,6 +15,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -177,4 +178,35 @@ func ReadHead(br *bufio.Reader) bool {
 			return true
 		}
 	}
+}
+
+// WatchStalls probes the process's timers every millisecond until the
+// returned function is called, and that function gives the worst
+// oversleep seen: how late the host let this process's goroutines wake.
+func WatchStalls(t testing.TB) func() time.Duration {
+	t.Helper()
+	done := make(chan struct{})
+	worst := make(chan time.Duration, 1)
+	go func() {
+		var w time.Duration
+		for {
+			select {
+			case <-done:
+				worst <- w
+				return
+			default:
+			}
+			before := time.Now()
+			time.Sleep(time.Millisecond)
+			w = max(w, time.Since(before)-time.Millisecond)
+		}
+	}()
+	var once sync.Once
+	var got time.Duration
+	stop := func() time.Duration {
+		once.Do(func() { close(done); got = <-worst })
+		return got
+	}
+	t.Cleanup(func() { stop() })
+	return stop
 }
