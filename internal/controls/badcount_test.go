@@ -10,9 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/perfgate/perfgate/internal/armdb/armdbtest"
 	"github.com/perfgate/perfgate/internal/controls"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/plan"
@@ -79,15 +76,7 @@ url = "/n"
 // a count; and a [[store_writes]] table the store lacks is refused naming
 // the plan's line, where it is fixed.
 func TestSQLCountsAndStoreWritesOnAStore(t *testing.T) {
-	srv := armdbtest.Start(t, "perf_head")
-	dsn := srv.DSN("perf_head")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
+	ctx, dsn, conn := headStore(t)
 	if _, err := conn.Exec(ctx, "CREATE TABLE calls (n bigint NOT NULL); INSERT INTO calls VALUES (0)"); err != nil {
 		t.Fatal(err)
 	}

@@ -22,15 +22,7 @@ import (
 // them, and the store-write accounting compares the table's writes with
 // the answers, failing when there are fewer writes.
 func TestStoreWritesAndSQLCounter(t *testing.T) {
-	srv := armdbtest.Start(t, "perf_head")
-	dsn := srv.DSN("perf_head")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
+	ctx, dsn, conn := headStore(t)
 	if _, err := conn.Exec(ctx, "CREATE TABLE accesses (id serial PRIMARY KEY, at timestamptz DEFAULT now())"); err != nil {
 		t.Fatal(err)
 	}
@@ -201,4 +193,20 @@ max_per_request = 5
 		_, err := controls.RunCounter(ctx, p, v, p.Counters[4], bad, 1)
 		pgdsntest.CheckRefusal(t, "the SQL counter", err, "s3cret-pw")
 	}
+}
+
+// headStore is a database perf_head on the test binary's PostgreSQL
+// server, its DSN, a connection to it, and a context that bounds the test.
+func headStore(t *testing.T) (context.Context, string, *pgx.Conn) {
+	t.Helper()
+	srv := armdbtest.Start(t, "perf_head")
+	dsn := srv.DSN("perf_head")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return ctx, dsn, conn
 }
