@@ -51,13 +51,8 @@ func composeLine(files []string, err error) (file string, line int, ok bool) {
 	msg := err.Error()
 	docs := map[string]*yaml.Node{}
 	for _, f := range files {
-		data, rerr := os.ReadFile(f)
-		if rerr != nil {
-			continue
-		}
-		var n yaml.Node
-		if yaml.Unmarshal(data, &n) == nil {
-			docs[f] = &n
+		if n := yamlDoc(f); n != nil {
+			docs[f] = n
 		}
 	}
 	named := func(re *regexp.Regexp) string {
@@ -155,26 +150,51 @@ func syntaxLine(file string, err error) int {
 	return max(line, 1)
 }
 
-// portLine is the line of the port of service svc in files that publishes
-// published, for the refusals this package makes itself about a port.
-func portLine(files []string, svc, published string) (file string, line int) {
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
+// yamlDoc is file's YAML node tree; nil when file cannot be read or is
+// not YAML (compose-go's own load then says why, with its line).
+func yamlDoc(file string) *yaml.Node {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var n yaml.Node
+	if yaml.Unmarshal(data, &n) != nil {
+		return nil
+	}
+	return &n
+}
+
+// serviceLine is the line in files of path below service svc (a key such
+// as "network_mode", or "ports" and portEntry(published)), for the
+// refusals this package makes itself. Compose merges files in order and
+// the last one that sets a key wins, so that file is named; a port list is
+// merged rather than replaced, and the last file naming the port is named
+// too. When no file holds path (the key came from extends, the port from
+// a variable), it is the line of the service in the last file naming it;
+// ("", 0) when no file names the service.
+func serviceLine(files []string, svc string, path ...string) (file string, line int) {
+	full := append([]string{"services", svc}, path...)
+	for i := len(files) - 1; i >= 0; i-- {
+		n := yamlDoc(files[i])
+		l, depth := find(n, full)
+		if depth == len(full) {
+			return files[i], l
 		}
-		var n yaml.Node
-		if yaml.Unmarshal(data, &n) != nil {
-			continue
-		}
-		if l, depth := find(&n, []string{"services", svc, "ports", ":" + published + ":"}); depth == 4 {
-			return f, l
-		}
-		if l, depth := find(&n, []string{"services", svc}); depth == 2 && file == "" {
-			file, line = f, l
+		if depth >= 2 && file == "" {
+			// Not find's deepest line (a ports key that lacks the port):
+			// the service's, as the fallback says.
+			file = files[i]
+			line, _ = find(n, full[:2])
 		}
 	}
 	return file, line
+}
+
+// portEntry is serviceLine's path segment for the port entry that
+// publishes published: holds finds it inside a short-syntax port
+// ("127.0.0.1:16379:6379") and as a long-syntax port's published value.
+func portEntry(published string) string {
+	return ":" + published + ":"
 }
 
 // find walks n along path and returns the line of the deepest node it
@@ -278,7 +298,7 @@ func (p *Plan) PortLine(svc, published string) (file string, line int) {
 	if p.base == nil {
 		return "", 0
 	}
-	f, l := portLine(p.base.files(), svc, published)
+	f, l := serviceLine(p.base.files(), svc, "ports", portEntry(published))
 	if f == "" {
 		return "", 0
 	}

@@ -2,6 +2,8 @@ package services
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -89,5 +91,104 @@ func TestComposeFaultsNameTheirLine(t *testing.T) {
 				t.Errorf("the refusal names the scratch folder, not the tree's own path: %q", err)
 			}
 		})
+	}
+}
+
+// TestServiceLine: the one walk behind the refusals this package makes
+// itself, each case for both of its callers' paths: the network_mode
+// refusal's key and the port refusals' entry (base beyond loopback, a
+// collision, perfgate check's PortLine). Compose merges compose.yaml,
+// then perf/compose.yaml; the last file that sets a key wins, so it is
+// the one named.
+func TestServiceLine(t *testing.T) {
+	const (
+		firstSets = "services:\n" + // 1
+			"  db:\n" + // 2
+			"    image: postgres:15\n" + // 3
+			"    network_mode: host\n" + // 4
+			"    ports:\n" + // 5
+			"      - \"0.0.0.0:16379:6379\"\n" // 6
+		firstBare = "services:\n" + // 1
+			"  db:\n" + // 2
+			"    image: postgres:15\n" // 3
+		lastSets = "services:\n" + // 1
+			"  cache:\n" + // 2
+			"    image: redis:7\n" + // 3
+			"  db:\n" + // 4
+			"    network_mode: host\n" + // 5
+			"    ports:\n" + // 6
+			"      - target: 6379\n" + // 7
+			"        published: \"16379\"\n" // 8
+		lastBare = "services:\n" + // 1
+			"  cache:\n" + // 2
+			"    image: redis:7\n" + // 3
+			"  db:\n" + // 4
+			"    restart: always\n" // 5
+		lastNoDB = "services:\n  cache:\n    image: redis:7\n"
+	)
+	paths := []struct {
+		caller string
+		path   []string
+	}{
+		{"network_mode refusal", []string{"network_mode"}},
+		{"port refusals", []string{"ports", portEntry("16379")}},
+	}
+	cases := []struct {
+		name        string
+		first, last string // "" writes no file
+		svc         string
+		want        [2]string // file:line for each of paths; "" for ("", 0)
+	}{
+		{"in the first file only", firstSets, lastBare, "db",
+			[2]string{"compose.yaml:4", "compose.yaml:6"}},
+		{"in the last file only (long-syntax port)", firstBare, lastSets, "db",
+			[2]string{"perf/compose.yaml:5", "perf/compose.yaml:7"}},
+		{"in both: the last wins", firstSets, lastSets, "db",
+			[2]string{"perf/compose.yaml:5", "perf/compose.yaml:7"}},
+		{"in neither: the service in the last file naming it", firstBare, lastBare, "db",
+			[2]string{"perf/compose.yaml:4", "perf/compose.yaml:4"}},
+		{"in neither, the service in the first file only", firstBare, lastNoDB, "db",
+			[2]string{"compose.yaml:2", "compose.yaml:2"}},
+		{"the last file missing", firstSets, "", "db",
+			[2]string{"compose.yaml:4", "compose.yaml:6"}},
+		{"the last file not YAML", firstSets, "services: [\n", "db",
+			[2]string{"compose.yaml:4", "compose.yaml:6"}},
+		{"service absent", firstSets, lastSets, "web",
+			[2]string{"", ""}},
+	}
+	for _, c := range cases {
+		files := map[string]string{"compose.yaml": c.first}
+		if c.last != "" {
+			files["perf/compose.yaml"] = c.last
+		}
+		dir := writeTree(t, files).Dir
+		order := []string{filepath.Join(dir, "compose.yaml"), filepath.Join(dir, "perf", "compose.yaml")}
+		for i, p := range paths {
+			t.Run(c.name+", "+p.caller, func(t *testing.T) {
+				file, line := serviceLine(order, c.svc, p.path...)
+				got := ""
+				if file != "" {
+					rel, err := filepath.Rel(dir, file)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = fmt.Sprintf("%s:%d", filepath.ToSlash(rel), line)
+				} else if line != 0 {
+					got = fmt.Sprintf("no file, line %d", line)
+				}
+				if got != c.want[i] {
+					t.Errorf("serviceLine(%q, %q) = %q, want %q", c.svc, p.path, got, c.want[i])
+				}
+			})
+		}
+	}
+}
+
+// A ports key that lacks the port names the service, not the ports key.
+func TestServiceLinePortNotListed(t *testing.T) {
+	dir := writeTree(t, map[string]string{"compose.yaml": "services:\n  db:\n    image: x\n    ports: [\"127.0.0.1:15432:5432\"]\n"}).Dir
+	file, line := serviceLine([]string{filepath.Join(dir, "compose.yaml")}, "db", "ports", portEntry("16379"))
+	if file != filepath.Join(dir, "compose.yaml") || line != 2 {
+		t.Errorf("serviceLine = %s:%d, want compose.yaml:2 (the service db)", file, line)
 	}
 }

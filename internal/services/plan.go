@@ -3,14 +3,12 @@ package services
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/compose-spec/compose-go/v2/types"
-	"go.yaml.in/yaml/v4"
 
 	"github.com/perfgate/perfgate/internal/exit"
 )
@@ -235,7 +233,7 @@ func checkBasePorts(bl *loaded) error {
 				host = "all interfaces (no host address given)"
 			}
 			where := strings.Join(bl.tree.Files, ", ")
-			if f, line := portLine(bl.files(), name, port.Published); f != "" {
+			if f, line := serviceLine(bl.files(), name, "ports", portEntry(port.Published)); f != "" {
 				where = fmt.Sprintf("%s:%d", relTo(bl.dir, f), line)
 			}
 			return exit.Refusef("%s: the base tree's service %q publishes port %s on %s: publish on loopback instead, e.g. ports: [\"127.0.0.1:%s:%d\"]; nothing was started",
@@ -270,7 +268,7 @@ func (p *Plan) checkCollisions() error {
 				if b.proto == proto && (b.host == host || b.host == "0.0.0.0" || host == "0.0.0.0") {
 					// The later claim's port line: the one to change.
 					where := ""
-					if f, line := portLine(src.files(), svc, published); f != "" {
+					if f, line := serviceLine(src.files(), svc, "ports", portEntry(published)); f != "" {
 						where = fmt.Sprintf("%s:%d: ", relTo(src.dir, f), line)
 					}
 					return exit.Refusef("%s%s service %q and %s both publish %s/%d on %s: give one of them another port in its compose file",
@@ -335,7 +333,7 @@ func (p *Plan) checkHostNetwork() error {
 				continue
 			}
 			where := strings.Join(p.base.tree.Files, ", ")
-			if f, line := keyLine(p.base.files(), name, "network_mode"); f != "" {
+			if f, line := serviceLine(p.base.files(), name, "network_mode"); f != "" {
 				where = fmt.Sprintf("%s:%d", relTo(p.base.dir, f), line)
 			}
 			return exit.Refusef("%s: the base tree's service %q has network_mode: host, and the base gets its own copy of its group (%s): that copy would listen on the same host ports as the head's copy, and a service on the host's network cannot be moved to %s: drop network_mode: host and publish its ports on loopback instead, e.g. ports: [\"127.0.0.1:PORT:PORT\"]; nothing was started",
@@ -343,29 +341,6 @@ func (p *Plan) checkHostNetwork() error {
 		}
 	}
 	return nil
-}
-
-// keyLine is the line of service svc's key in files: in the last file
-// that sets it, since that one's value wins the merge; else the line of
-// the service itself (the key came from extends); ("", 0) when no file
-// names the service.
-func keyLine(files []string, svc, key string) (file string, line int) {
-	for i := len(files) - 1; i >= 0; i-- {
-		data, err := os.ReadFile(files[i])
-		if err != nil {
-			continue
-		}
-		var n yaml.Node
-		if yaml.Unmarshal(data, &n) != nil {
-			continue
-		}
-		if l, depth := find(&n, []string{"services", svc, key}); depth == 3 {
-			return files[i], l
-		} else if depth == 2 && file == "" {
-			file, line = files[i], l
-		}
-	}
-	return file, line
 }
 
 // portRange parses "8080" or "9000-9005".
