@@ -70,6 +70,22 @@ func ParseOverrides(file string, data []byte, prefix string) ([]string, error) {
 	return out, nil
 }
 
+// UnquoteOverrides returns NAME=VALUE lines with one pair of matching
+// quotes around each VALUE removed, as ParseOverrides removes them from
+// perf/arm.env's lines. The variant control's overrides in the gate file
+// are written as arm.env's lines are, so they must reach the variant arm
+// alike: SVC__A="a b" sets a b in both places, not "a b" in one.
+func UnquoteOverrides(kvs []string) []string {
+	out := make([]string, 0, len(kvs))
+	for _, kv := range kvs {
+		if name, value, ok := strings.Cut(kv, "="); ok {
+			kv = name + "=" + unquoteValue(value)
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
 func unquoteValue(v string) string {
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
 		return v[1 : len(v)-1]

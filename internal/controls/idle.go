@@ -31,23 +31,26 @@ func IdleControl(ctx context.Context, c plan.Control, v *plan.Vars, head pairs.A
 	if dsn == "" || head.Commits == nil {
 		return out, fmt.Errorf("idle control: the head has no store to plant the poller on; run the gate with a store or remove the [[control]] of kind idle")
 	}
+	// The DSN is parsed once: the poller connects with the parsed value,
+	// and a DSN that does not parse is refused here, before anything
+	// connects, without quoting it (it may hold a password).
+	cfg, err := pgdsn.Parse(dsn, "idle control")
+	if err != nil {
+		return out, err
+	}
+	db := cfg.Database
 	// The phase's two readings of the head's commits go over one
 	// connection made before the poller starts, as the gate's own idle
 	// phase reads them: a connection made per reading authenticates
 	// (SCRAM) while the poller keeps the store busy, and on a crowded
 	// 2-core machine that took over the probe's 10 s and the gate could
 	// not judge (run 234 in docs/testing.md).
-	cfg, err := pgdsn.Parse(dsn, "idle control")
-	if err != nil {
-		return out, err
-	}
-	db := cfg.Database
 	counter, err := armdb.NewCounter(ctx, dsn, db)
 	if err != nil {
 		return out, fmt.Errorf("idle control: %w", err)
 	}
 	defer counter.Close()
-	poller, err := StartPoller(ctx, dsn)
+	poller, err := StartPoller(ctx, cfg)
 	if err != nil {
 		return out, err
 	}

@@ -22,8 +22,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/perfgate/perfgate/internal/pgdsn"
 )
 
 // pollSQL is each poll: it reads a table (a catalog every database has,
@@ -48,13 +46,12 @@ type Poller struct {
 	err    error
 }
 
-// StartPoller connects to the database dsn names and polls it until Stop
-// or ctx ends. Whoever starts it stops it.
-func StartPoller(ctx context.Context, dsn string) (*Poller, error) {
-	cfg, err := pgdsn.Parse(dsn, "idle control")
-	if err != nil {
-		return nil, err
-	}
+// StartPoller connects to the database the store's parsed DSN names
+// (pgdsn.Parse) and polls it until Stop or ctx ends. Whoever starts it
+// stops it. store is copied, not changed: the caller may connect with it
+// again.
+func StartPoller(ctx context.Context, store *pgx.ConnConfig) (*Poller, error) {
+	cfg := store.Copy()
 	cfg.RuntimeParams["application_name"] = "perfgate-idle-control"
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second

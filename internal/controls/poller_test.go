@@ -2,13 +2,17 @@ package controls_test
 
 import (
 	"context"
+	"io"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/armdb"
 	"github.com/perfgate/perfgate/internal/armdb/armdbtest"
 	"github.com/perfgate/perfgate/internal/controls"
+	"github.com/perfgate/perfgate/internal/pairs"
+	"github.com/perfgate/perfgate/internal/pgdsn"
 	"github.com/perfgate/perfgate/internal/pgdsn/pgdsntest"
+	"github.com/perfgate/perfgate/internal/plan"
 )
 
 // The idle control's poller must be counted by the store's commit counter
@@ -33,7 +37,11 @@ func TestPollerIsCountedWhileItRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer counter.Close()
-	p, err := controls.StartPoller(ctx, srv.DSN(db))
+	cfg, err := pgdsn.Parse(srv.DSN(db), "the poller's test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := controls.StartPoller(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,15 +88,15 @@ func TestPollerIsCountedWhileItRuns(t *testing.T) {
 
 // A store DSN that does not parse is refused without quoting it: the
 // poller's refusal used to wrap pgx's, which quotes a password holding an
-// '@' from there on.
-func TestPollerRefusesABadDSNWithoutQuotingIt(t *testing.T) {
+// '@' from there on. The idle control parses the DSN for the poller, so
+// the refusal is its.
+func TestIdleControlRefusesABadDSNWithoutQuotingIt(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cret-pw"
+	ctl := plan.Control{Kind: plan.ControlIdle, PlanFile: "perf/busy-loop.toml", Plan: &plan.Plan{}}
+	head := pairs.Arm{Role: pairs.RoleHead, Commits: func(context.Context) (int64, error) { return 0, nil }}
 	for _, dsn := range pgdsntest.Unparsable(secret) {
-		p, err := controls.StartPoller(context.Background(), dsn)
-		if err == nil {
-			p.Stop()
-		}
-		pgdsntest.CheckRefusal(t, "StartPoller", err, secret)
+		_, err := controls.IdleControl(context.Background(), ctl, nil, head, dsn, io.Discard)
+		pgdsntest.CheckRefusal(t, "IdleControl", err, secret)
 	}
 }

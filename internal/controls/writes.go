@@ -13,7 +13,11 @@ import (
 type WritesResult = judge.WritesResult
 
 // Answers sums the requests of group the arm answered as expected in its
-// phases: those finished, less wrong statuses and failures.
+// phases: those finished, less wrong statuses, failures and wrong answers
+// (an expected status whose body, JSON or header the plan's expect_body,
+// expect_json or expect_header refuses). A request answered wrongly may
+// have written nothing, so counting it would fail a head whose store kept
+// a write for every answer it got right.
 func Answers(phases []judge.Phase, group string) int64 {
 	var n int64
 	for _, ph := range phases {
@@ -28,6 +32,7 @@ func Answers(phases []judge.Phase, group string) int64 {
 			for _, c := range g.Failed {
 				bad += c
 			}
+			bad += g.WrongAnswers
 			if g.Requests > bad {
 				n += int64(g.Requests - bad)
 			}

@@ -252,8 +252,10 @@ func (pr Prepared) options(ctx context.Context, a *preparedArms, svc *services.P
 		// The variant control's arm: the head's build rendered a second
 		// time, with its own port and folder and the control's overrides
 		// laid over the head's by the same rendering, so it differs from
-		// the head in those alone.
-		variantArm, err := a.headC.Render(ctx, contract.RenderOptions{Port: ports[2], Dir: run.Arm(string(pairs.RoleVariant)), Cwd: checkoutDir, Services: headServices, Extra: variant.Overrides})
+		// the head in those alone. Its overrides are written as arm.env's
+		// lines are, quotes and all, so they lose their quotes as those do.
+		extra := contract.UnquoteOverrides(variant.Overrides)
+		variantArm, err := a.headC.Render(ctx, contract.RenderOptions{Port: ports[2], Dir: run.Arm(string(pairs.RoleVariant)), Cwd: checkoutDir, Services: headServices, Extra: extra})
 		if err != nil {
 			return Options{}, fmt.Errorf("rendering the variant arm's config: %w", err)
 		}
