@@ -19,7 +19,7 @@ func main() {
 	err := daemon.Main(ctx, os.Args[1:], daemon.IO{Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv})
 	stop()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "perfgate-verdictd: %v\n", err)
+		fmt.Fprintln(os.Stderr, exit.Line("perfgate-verdictd", err))
 	}
 	os.Exit(exit.Code(err))
 }

@@ -4,7 +4,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -59,22 +58,12 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func RunIO(ctx context.Context, args []string, s *IO) error {
 	err := dispatch(ctx, args, s)
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(s.Err, errorLine(err))
+		fmt.Fprintln(s.Err, exit.Line("perfgate", err))
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
 	return err
-}
-
-// errorLine is err as perfgate prints it, under one prefix: a message that
-// names its command already ("perfgate load: ...") is not prefixed again.
-func errorLine(err error) string {
-	msg := err.Error()
-	if strings.HasPrefix(msg, "perfgate ") || strings.HasPrefix(msg, "perfgate:") {
-		return msg
-	}
-	return "perfgate: " + msg
 }
 
 func dispatch(ctx context.Context, args []string, s *IO) error {
@@ -118,23 +107,4 @@ func newFlags(name string, s *IO) *flag.FlagSet {
 	fs := flag.NewFlagSet("perfgate "+name, flag.ContinueOnError)
 	fs.SetOutput(s.Err)
 	return fs
-}
-
-// parseFlags parses args, mapping a bad flag to exit 2. The flag package
-// prints a bad flag's error and the usage itself; only -h shows the usage,
-// so a refusal is said once, by the error RunIO prints.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	out := fs.Output()
-	var buf bytes.Buffer
-	fs.SetOutput(&buf)
-	err := fs.Parse(args)
-	fs.SetOutput(out)
-	if errors.Is(err, flag.ErrHelp) {
-		_, _ = out.Write(buf.Bytes())
-		return err
-	}
-	if err != nil {
-		return exit.Refusef("%s: %v (see `%s -h`)", fs.Name(), err, fs.Name())
-	}
-	return nil
 }

@@ -32,7 +32,7 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 	fs.Var(&vars, "var", "a plan variable, name=value or name=@file (repeatable)")
 	var prof profileFlags
 	prof.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	p, v, err := gate.ABPlan(*planPath, prof.apply, vars, s.Env)

@@ -36,7 +36,7 @@ func runAttemptsNext(ctx context.Context, s *IO, args []string) error {
 	record := fs.String("record", defaultAttemptRecord, "where to keep the attempt's record for `perfgate verdict` (empty: nowhere)")
 	reportPath := fs.String("report", defaultAttemptReport, "the attempt's JSON report, posted to --service with the attempt")
 	service := addServiceFlags(fs, s)
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -21,7 +21,7 @@ func runBase(ctx context.Context, s *IO, args []string) error {
 	ef.register(fs, "commit judged (default HEAD; a release is judged at its tag's commit, and a --head elsewhere is refused)")
 	repo := fs.String("repo", ".", "the repository's checkout")
 	out := fs.String("out", base.DefaultFile, "where to write base.md")
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	c, err := writeBase(ctx, s, fs, &ef, *repo, *out)

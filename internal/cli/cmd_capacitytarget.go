@@ -23,7 +23,7 @@ func runCapacityTarget(ctx context.Context, s *IO, args []string) error {
 	queue := fs.Int("queue", 1000, "requests that may wait for a worker before the target answers 503")
 	failAbove := fs.Int("fail-above", 0, "answer 503 to a request arriving while more than `N` are inside (0: never)")
 	hitEvery := fs.Int("hit-every", 0, "answer JSON {\"cache\":{\"hit\":...}} with X-Cache, a hit for every `N`-th request (0: plain \"ok\")")
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -37,7 +37,7 @@ func checkOptions(s *IO, args []string) (check.Options, error) {
 	fs.StringVar(&o.Base, "base", "", "check only this commit's tree as the base arm (default: every base the events resolve to)")
 	fs.StringVar(&o.BaseRef, "base-ref", "", "pull_request and merge_group: the base branch (default: main, master or origin/main, the first that exists)")
 	fs.StringVar(&o.Tag, "tag", "", "release: the release's tag (default: the newest tag on HEAD; no tag skips the release base)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {

@@ -19,7 +19,7 @@ func runCompare(_ context.Context, s *IO, args []string) error {
 	var tols listFlag
 	fs.Var(&tols, "tolerance", "KEY=PERCENT: a tolerance for a class (latency, cpu, throughput, memory, transactions) or a metric (p99.search); repeatable")
 	rule := fs.String("rule", "", "judge by this rule instead of the report's own: paired or medians (docs/judge.md)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if *path == "" {

@@ -23,7 +23,7 @@ func runDemo(ctx context.Context, s *IO, args []string) error {
 	// (or --full's): a quicker demo, as its own tests run it.
 	var prof profileFlags
 	prof.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	// A bad value is refused now, not after the image, the repository and

@@ -42,7 +42,7 @@ func experimentOptions(s *IO, args []string) (experiment.PlanOptions, error) {
 	fs.StringVar(&to.Commit, "commit", s.Env("GITHUB_SHA"), "with --post: the `SHA` the target runs (default $GITHUB_SHA)")
 	fs.StringVar(&to.Branch, "branch", s.Env("GITHUB_REF_NAME"), "with --post: the `branch` the target runs (default $GITHUB_REF_NAME)")
 	defaultBranch := fs.String("default-branch", "main", "with --post: the repository's default `branch`: experiments of it are the line the knee is judged against")
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {

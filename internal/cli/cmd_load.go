@@ -30,7 +30,7 @@ func loadOptions(s *IO, args []string) (loadrun.Options, error) {
 	fs.StringVar(&o.CAFile, "ca-file", "", "trust this CA `file` for an https target")
 	fs.Int64Var(&o.Seed, "seed", 1, "seed of the data draws (same seed, same requests)")
 	fs.Var((*listFlag)(&o.Vars), "var", "`name=value` (or name=@file) for a plan variable; repeatable")
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {

@@ -14,7 +14,7 @@ func runMerge(ctx context.Context, s *IO, args []string) error {
 	htmlOut := fs.String("html", "", "write the merged HTML report to this `file`")
 	previous := fs.String("previous", "", "compare the merged knee with this earlier JSON report `file`")
 	side := fs.Bool("side-by-side", false, "set the reports (repeated runs of one experiment) side by side instead of adding them: a table and a chart per figure, the knee's spread")
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {

@@ -13,7 +13,7 @@ func runPack(_ context.Context, s *IO, args []string) error {
 	fs := newFlags("pack", s)
 	dir := fs.String("dir", contract.DefaultTarget, "the folder holding perf-base/ and perf-head/")
 	out := fs.String("out", "perf-arms.tar.gz", "the archive to write")
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -30,7 +30,7 @@ func runUnpack(_ context.Context, s *IO, args []string) error {
 	fs := newFlags("unpack", s)
 	dir := fs.String("dir", contract.DefaultTarget, "the folder that receives perf-base/ and perf-head/")
 	in := fs.String("in", "perf-arms.tar.gz", "the archive `perfgate pack` wrote")
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

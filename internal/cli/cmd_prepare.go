@@ -34,7 +34,7 @@ func prepareOptions(s *IO, args []string) (gate.PrepareOptions, error) {
 	o := gate.PrepareOptions{Log: s.Err}
 	fs.StringVar(&o.Repo, "repo", ".", "the repository's checkout: the head's tree")
 	fs.StringVar(&o.Out, "out", contract.DefaultTarget, "the folder that receives perf-base/ and perf-head/")
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {

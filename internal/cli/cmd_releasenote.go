@@ -11,7 +11,7 @@ import (
 func runReleaseNote(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("release-note", s)
 	file := fs.String("base-file", base.DefaultFile, "the base.md the gate wrote")
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/perfgate/perfgate/internal/contract"
+	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/gate"
 	"github.com/perfgate/perfgate/internal/plan"
 )
@@ -22,7 +23,7 @@ func runRun(ctx context.Context, s *IO, args []string) error {
 	fs.Var(&vars, "var", "a plan variable, name=value or name=@file (repeatable)")
 	var prof profileFlags
 	prof.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	var resolved *plan.Vars

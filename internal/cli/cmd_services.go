@@ -48,7 +48,7 @@ func runServicesPlan(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("services plan", s)
 	var tf treeFlags
 	tf.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	head, base, err := tf.trees(s, "services plan")
@@ -70,7 +70,7 @@ func runServicesUp(ctx context.Context, s *IO, args []string) error {
 	runID := fs.String("run-id", "", "the run's id, set as label perfgate.run on everything started and part of the project names (default: generated)")
 	logDir := fs.String("log-dir", contract.Target(contract.DefaultTarget).Run().Services(), "where the resolved compose files and the services' logs go")
 	wait := fs.Duration("wait-timeout", 3*time.Minute, "how long to wait for every service to be healthy")
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	head, base, err := tf.trees(s, "services up")
@@ -83,7 +83,7 @@ func runServicesUp(ctx context.Context, s *IO, args []string) error {
 func runServicesDown(ctx context.Context, s *IO, args []string) error {
 	fs := newFlags("services down", s)
 	runID := fs.String("run-id", "", "the run whose services to remove (required)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if *runID == "" {

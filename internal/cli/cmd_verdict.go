@@ -26,7 +26,7 @@ func runVerdict(ctx context.Context, s *IO, args []string) error {
 	results := fs.String("job-results", "", "needs.attempt-<n>.result of each attempt job in order, comma-separated (success, failure, cancelled, skipped)")
 	stall := fs.String("stall-prone", s.Env(attempts.StallProneEnv), "CPU models on which a regression is retried, comma-separated (default $"+attempts.StallProneEnv+")")
 	service := addServiceFlags(fs, s)
-	if err := parseFlags(fs, args); err != nil {
+	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if *dir == "" {

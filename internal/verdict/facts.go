@@ -6,9 +6,21 @@ import (
 )
 
 var (
-	repoName = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
+	// repoName is owner/name as GitHub allows it: an owner (a user or an
+	// organization) of 1 to 39 letters, digits, hyphens and underscores
+	// (an enterprise-managed user is handle_shortcode), a name of letters,
+	// digits, '.', '_' and '-'.
+	repoName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,39}/[A-Za-z0-9._-]+$`)
 	fullSHA  = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 )
+
+// ValidRepository says whether name is an owner/name GitHub can have. A
+// name GitHub cannot have would file attempts, tokens or an allow-list
+// entry for a repository no workflow ever posts from.
+func ValidRepository(name string) bool {
+	_, repo, _ := strings.Cut(name, "/")
+	return repoName.MatchString(name) && repo != "." && repo != ".."
+}
 
 // Events are the GitHub events a gate runs on.
 var Events = []string{"pull_request", "merge_group", "push", "release", "workflow_dispatch"}
@@ -17,7 +29,7 @@ var Events = []string{"pull_request", "merge_group", "push", "release", "workflo
 // field and the fix.
 func (f *Facts) Validate() error {
 	switch {
-	case !repoName.MatchString(f.Repository):
+	case !ValidRepository(f.Repository):
 		return inputf("facts.repository", "%q is not owner/name: send GITHUB_REPOSITORY", f.Repository)
 	case !validEvent(f.Event):
 		return inputf("facts.event", "%q is not one of %s: send GITHUB_EVENT_NAME", f.Event, strings.Join(Events, ", "))

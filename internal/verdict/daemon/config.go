@@ -3,7 +3,6 @@ package daemon
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -42,6 +41,7 @@ type config struct {
 	maxBody    int64
 	issuer     string
 	audience   string
+	allowRepos listFlag // as given; check reads them into allow
 	allow      map[int64]string
 	workflows  listFlag
 	relays     listFlag
@@ -52,28 +52,6 @@ type config struct {
 	logLevel   string
 	shutdown   time.Duration
 	github     publish.Settings
-}
-
-// allowList is the repeatable --allow-repo flag.
-type allowList map[int64]string
-
-func (a allowList) String() string {
-	var parts []string
-	for id, name := range a {
-		parts = append(parts, fmt.Sprintf("%s=%d", name, id))
-	}
-	return strings.Join(parts, ",")
-}
-
-func (a allowList) Set(v string) error {
-	for _, one := range strings.Split(v, ",") {
-		if one = strings.TrimSpace(one); one != "" {
-			if err := httpapi.ParseAllow(one, a); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // listFlag is a repeatable, comma-separated flag of strings; nil until
@@ -102,13 +80,12 @@ func storeFlags(fs *flag.FlagSet, o *db.Options) {
 }
 
 func serveFlags(fs *flag.FlagSet, c *config, s IO) {
-	c.allow = map[int64]string{}
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8088", "the `address` to serve on")
 	storeFlags(fs, &c.store)
 	fs.Int64Var(&c.maxBody, "max-body", httpapi.DefaultMaxBody, "the largest request body in `bytes` (413 past it)")
 	fs.StringVar(&c.issuer, "oidc-issuer", httpapi.GitHubIssuer, "the OIDC `issuer` whose tokens may write")
 	fs.StringVar(&c.audience, "oidc-audience", "", "the `audience` OIDC tokens must carry; empty accepts no OIDC token")
-	fs.Var(allowList(c.allow), "allow-repo", "`owner/name=repository_id` an OIDC token may write for; repeatable, or comma-separated")
+	fs.Var(&c.allowRepos, "allow-repo", "`owner/name=repository_id` an OIDC token may write for; repeatable, or comma-separated")
 	fs.Var(&c.workflows, "workflow", "a `workflow` (owner/repo/.github/workflows/file.yml, optionally @ref or @refs/tags/*) whose jobs may post their own run's attempts, matched against the OIDC token's job_workflow_ref; repeatable; "+httpapi.RepositoryPlaceholder+" is the token's repository (default "+strings.Join(httpapi.DefaultWorkflows, ",")+")")
 	fs.Var(&c.relays, "relay-workflow", "a `workflow` whose jobs, on workflow_run, may post another run's attempts (a fork pull request's), each checked against GitHub's record of that run; repeatable (default "+strings.Join(httpapi.DefaultRelays, ",")+")")
 	// Reads need a credential by default: a private repository's verdicts
@@ -135,13 +112,11 @@ func serveFlags(fs *flag.FlagSet, c *config, s IO) {
 }
 
 // parse parses args, then fills each flag not given from its environment
-// variable. A bad value is refused (exit 2) naming the flag or variable.
+// variable. A bad value is refused (exit 2) naming the flag or variable,
+// once (exit.ParseFlags, as perfgate's commands parse theirs).
 func parse(fs *flag.FlagSet, args []string, s IO) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return exit.Refusef("%s: %v (see `%s -h`)", fs.Name(), err, fs.Name())
+	if err := exit.ParseFlags(fs, args); err != nil {
+		return err
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) {
@@ -176,6 +151,15 @@ func parse(fs *flag.FlagSet, args []string, s IO) error {
 }
 
 func (c *config) check() error {
+	// The allow-list is read here rather than by its flag: a value the
+	// flag refuses comes back inside the flag package's own sentence,
+	// which quotes the value a second time.
+	c.allow = map[int64]string{}
+	for _, one := range c.allowRepos {
+		if err := httpapi.ParseAllow(one, c.allow); err != nil {
+			return exit.Refuse(err)
+		}
+	}
 	switch {
 	case c.reads != "public" && c.reads != "token":
 		return exit.Refusef("--reads %q: write --reads public or --reads token", c.reads)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/verdict"
 	"github.com/perfgate/perfgate/internal/verdict/db"
 	"github.com/perfgate/perfgate/internal/verdict/httpapi"
 )
@@ -57,8 +58,10 @@ func token(ctx context.Context, args []string, s IO) error {
 	if err := parse(fs, rest, s); err != nil {
 		return err
 	}
-	if strings.Count(repo, "/") != 1 || strings.HasPrefix(repo, "/") || strings.HasSuffix(repo, "/") {
-		return exit.Refusef("perfgate-verdictd token add: %q is not OWNER/REPO: write `perfgate-verdictd token add acme/api`", repo)
+	// A token for a name GitHub cannot have would never match an attempt's
+	// repository: refused here, not found out at the first post.
+	if !verdict.ValidRepository(repo) {
+		return exit.Refusef("perfgate-verdictd token add: %q is not OWNER/REPO as GitHub names repositories (an owner of 1-39 letters, digits, hyphens and underscores; a name of letters, digits, '.', '_' and '-'): write it as GitHub shows it, for example `perfgate-verdictd token add acme/api`", repo)
 	}
 	st, err := db.Open(ctx, o)
 	if err != nil {

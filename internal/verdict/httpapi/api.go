@@ -25,6 +25,9 @@ func (s *server) postAttempt(w http.ResponseWriter, r *http.Request) {
 	if !decodeStrict(w, r, s.maxBody, &sub) {
 		return
 	}
+	// A client that sends the default gate's name gets the default plan's
+	// judgment, check and comment, as one that sends no name does.
+	sub.Facts.Plan = verdict.PlanOf(sub.Facts.Plan)
 	if err := mayActFor(who.repo, sub.Facts.Repository); err != nil {
 		s.refuse(w, r, err)
 		return
@@ -111,7 +114,7 @@ func (s *server) getDecision(w http.ResponseWriter, r *http.Request) {
 	if !ok || !s.canRead(w, r, q.Get("repo")) {
 		return
 	}
-	k := verdict.RunKey{Repository: q.Get("repo"), RunID: run, RunAttempt: int(runAttempt), Plan: q.Get("plan")}
+	k := verdict.RunKey{Repository: q.Get("repo"), RunID: run, RunAttempt: int(runAttempt), Plan: verdict.PlanOf(q.Get("plan"))}
 	d, err := s.svc.Decision(r.Context(), k, int(n))
 	if err != nil {
 		s.writeServiceError(w, r, fmt.Errorf("attempt %d of %s: %w (POST /v1/attempts first)", n, k, err))
@@ -181,14 +184,15 @@ func (s *server) getReleaseLine(w http.ResponseWriter, r *http.Request) {
 	if !s.canRead(w, r, q.Get("repo")) {
 		return
 	}
-	line, err := s.svc.ReleaseLine(r.Context(), q.Get("repo"), q.Get("tag"), q.Get("plan"))
+	plan := verdict.PlanOf(q.Get("plan"))
+	line, err := s.svc.ReleaseLine(r.Context(), q.Get("repo"), q.Get("tag"), plan)
 	if err != nil {
 		s.writeServiceError(w, r, err)
 		return
 	}
 	answer := map[string]string{"repository": q.Get("repo"), "tag": q.Get("tag"), "line": line}
-	if q.Get("plan") != "" {
-		answer["plan"] = q.Get("plan")
+	if plan != "" {
+		answer["plan"] = plan
 	}
 	writeJSON(w, http.StatusOK, answer)
 }

@@ -256,7 +256,7 @@ func (o *OIDC) verifierFor(ctx context.Context) (*oidc.IDTokenVerifier, error) {
 func ParseAllow(s string, into map[int64]string) error {
 	name, idText, ok := strings.Cut(s, "=")
 	id, err := strconv.ParseInt(idText, 10, 64)
-	if !ok || err != nil || id <= 0 || !strings.Contains(name, "/") {
+	if !ok || err != nil || id <= 0 || !verdict.ValidRepository(name) {
 		return fmt.Errorf("--allow-repo %q: write owner/name=repository_id, for example acme/api=123456789 (the id is on https://api.github.com/repos/OWNER/NAME)", s)
 	}
 	into[id] = name
