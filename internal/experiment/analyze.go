@@ -37,6 +37,7 @@ func Analyze(r *Report) {
 	if r.Control != nil {
 		deriveStages(r.Control.Stages, st)
 	}
+	r.Warnings = append(r.Warnings, wrongAnswerLines(r)...)
 	r.Knee, r.Population, r.Phases, r.RanOut = nil, nil, nil, nil
 	if st.Ramp {
 		r.Knee = knee(r.Stages)
@@ -89,6 +90,25 @@ func Analyze(r *Report) {
 		last := r.Stages[len(r.Stages)-1]
 		fail(2, fmt.Sprintf("no knee within the ramp: throughput still rose at the last stage (%s, %.1f/s); extend the ramp", last.Name, last.Derived.Throughput))
 	}
+}
+
+// wrongAnswerLines sums each group's wrong answers over every stage, the
+// control ramp's too, one line per group in name order with its first
+// sample, as the load report and the gate name them. The stage table's
+// flags give the counts stage by stage; the body that explains them is
+// said once.
+func wrongAnswerLines(r *Report) []string {
+	var t load.WrongAnswerTally
+	stages := r.Stages
+	if r.Control != nil {
+		stages = append(append([]Stage(nil), stages...), r.Control.Stages...)
+	}
+	for _, s := range stages {
+		for _, g := range s.Groups {
+			t.Add(g.Name, g.WrongAnswers, g.WrongAnswer)
+		}
+	}
+	return t.Lines()
 }
 
 func hist(hr *load.HistReport) *hdrhistogram.Histogram {
@@ -158,6 +178,14 @@ func deriveStages(stages []Stage, st Settings) {
 		failed := t.Requests - t.Expected
 		if !d.Counts && t.Requests > 0 {
 			d.Flags = append(d.Flags, fmt.Sprintf("under the %.0f %% success gate (%.2f %% failed)", 100*st.Success, 100*(1-d.Success)))
+		}
+		for _, g := range s.Groups {
+			// A wrong answer is already a failure (it is not in Expected,
+			// so not in the success); the flag says whose, since a 200
+			// with an error body shows nowhere else in the table.
+			if g.WrongAnswers > 0 {
+				d.Flags = append(d.Flags, load.WrongAnswerLine(g.Name, g.WrongAnswers, nil))
+			}
 		}
 		if shed := t.Statuses[503] + t.Statuses[429]; shed > 0 {
 			d.Flags = append(d.Flags, fmt.Sprintf("shedding: %d answers were 503 or 429", shed))

@@ -241,6 +241,7 @@ func (spec *Spec) ramp(ctx context.Context, group, label string, scrape bool) (*
 	}
 	out := &rampResult{started: r.Start.UTC(), canceled: r.Canceled, retriers: r.Detail.Retriers}
 	for i, st := range r.Detail.Stages {
+		withFirstWrongAnswer(st.Groups, r.Groups)
 		s, err := stageOf(st, spec.Shard)
 		if err != nil {
 			return nil, err
@@ -292,6 +293,25 @@ func endpoints(target string, gauges []plan.GaugeSource) []plan.GaugeSource {
 		out = append(out, g)
 	}
 	return out
+}
+
+// withFirstWrongAnswer gives each stage group that answered wrong its
+// group's first wrong answer of the run (warm-ups included): the engine
+// samples one a group and attack, masked (load.ShowBody), and hands it to
+// the run's groups only, so a stage's group would carry the count without
+// the body that explains it. Each stage that answered wrong then shows the
+// sample the load report's group shows.
+func withFirstWrongAnswer(stage, run []*load.GroupStats) {
+	for _, g := range stage {
+		if g.WrongAnswers == 0 || g.WrongAnswer != nil {
+			continue
+		}
+		for _, rg := range run {
+			if rg.Name == g.Name {
+				g.WrongAnswer = rg.WrongAnswer
+			}
+		}
+	}
 }
 
 // stageOf turns an engine stage into the report's, histograms whole.

@@ -1,10 +1,6 @@
 package judge
 
-import (
-	"sort"
-
-	"github.com/perfgate/perfgate/internal/load"
-)
+import "github.com/perfgate/perfgate/internal/load"
 
 // A wrong answer is an answer with a status the plan expects whose body or
 // headers fail the group's expect_body, expect_json or expect_header
@@ -18,29 +14,13 @@ import (
 // wrong answers; first: expect_json "items.0.id" = 42: the body has no
 // "items"; body (200): {}".
 func wrongAnswerLines(phases []Phase) []string {
-	count := map[string]uint64{}
-	first := map[string]*load.AnswerSample{}
+	var t load.WrongAnswerTally
 	for _, p := range phases {
 		for _, g := range p.Groups {
-			if g.WrongAnswers == 0 {
-				continue
-			}
-			count[g.Name] += g.WrongAnswers
-			if _, ok := first[g.Name]; !ok && g.WrongAnswer != nil {
-				first[g.Name] = g.WrongAnswer
-			}
+			t.Add(g.Name, g.WrongAnswers, g.WrongAnswer)
 		}
 	}
-	names := make([]string, 0, len(count))
-	for n := range count {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	lines := make([]string, 0, len(names))
-	for _, n := range names {
-		lines = append(lines, load.WrongAnswerLine(n, count[n], first[n]))
-	}
-	return lines
+	return t.Lines()
 }
 
 // wrongAnswerGroups names the groups with a wrong answer in some phase.

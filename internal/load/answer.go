@@ -101,7 +101,8 @@ type answerMatch struct {
 	bodyRE  *regexp.Regexp
 	json    []jsonCheck
 	headers []headerCheck
-	redact  *redact.Set
+	redact  *redact.Set // masks a reason
+	bodyRed *redact.Set // masks a body: redact with the JSON forms (withJSONForms)
 
 	// sampled is set by the first wrong answer, which alone copies its
 	// body: a head answering every request wrong must not allocate per
@@ -122,13 +123,23 @@ type headerCheck struct {
 	says  string
 }
 
+// sampleMasks are an attack's secrets as its wrong-answer samples hide
+// them, made once per attack (endpointFor) so that no sample builds a set:
+// text for a reason, which quotes decoded values, and body for a body, in
+// which a JSON answer carries each secret escaped as well.
+type sampleMasks struct{ text, body *redact.Set }
+
+func newSampleMasks(red *redact.Set) sampleMasks {
+	return sampleMasks{text: red, body: withJSONForms(red)}
+}
+
 // newAnswerMatch compiles r for a group expecting those statuses; nil when
-// r checks nothing. Secrets in a sampled body are redacted through red.
-func newAnswerMatch(r *AnswerRule, expect []int, red *redact.Set) (*answerMatch, error) {
+// r checks nothing. Secrets in a sample are masked through masks.
+func newAnswerMatch(r *AnswerRule, expect []int, masks sampleMasks) (*answerMatch, error) {
 	if r == nil || (r.Body == "" && len(r.JSON) == 0 && len(r.Header) == 0) {
 		return nil, nil
 	}
-	m := &answerMatch{expect: expect, redact: red}
+	m := &answerMatch{expect: expect, redact: masks.text, bodyRed: masks.body}
 	if r.Body != "" {
 		if pat, ok := slashed(r.Body); ok {
 			re, err := regexp.Compile(pat)
@@ -306,7 +317,7 @@ func (m *answerMatch) beyond(cut bool, why string) string {
 }
 
 func (m *answerMatch) sample(status int, body []byte, cut bool, says, why string) *AnswerSample {
-	text, longer := ShowBody(body, m.redact)
+	text, longer := showBody(body, m.bodyRed)
 	return &AnswerSample{Expectation: says, Why: m.redact.String(why), Status: status, Body: text, Cut: cut || longer}
 }
 
@@ -318,9 +329,15 @@ func (m *answerMatch) sample(status int, body []byte, cut bool, says, why string
 // whole and its start would be shown, and one holding a tab would no
 // longer be found. They are masked as written and as a JSON string
 // carries them, since a JSON answer echoing one escapes its quotes,
-// backslashes, tabs and <>&.
+// backslashes, tabs and <>&. Each call works those forms out anew; an
+// attack does it once (sampleMasks).
 func ShowBody(body []byte, red *redact.Set) (text string, cut bool) {
-	text = withJSONForms(red).String(string(body))
+	return showBody(body, withJSONForms(red))
+}
+
+// showBody is ShowBody with the secrets' JSON forms already in masks.
+func showBody(body []byte, masks *redact.Set) (text string, cut bool) {
+	text = masks.String(string(body))
 	cut = len(text) > maxSampleBody
 	text = text[:min(len(text), maxSampleBody)]
 	for cut && len(text) > 0 {
@@ -331,9 +348,13 @@ func ShowBody(body []byte, red *redact.Set) (text string, cut bool) {
 		text = text[:len(text)-1]
 	}
 	text = strings.ToValidUTF8(text, "?")
-	text = strings.NewReplacer("\r", `\r`, "\n", `\n`, "\t", `\t`).Replace(text)
+	text = lineBreaks.Replace(text)
 	return text, cut
 }
+
+// lineBreaks writes a body's line breaks and tabs as escapes, so a sample
+// stays on one line.
+var lineBreaks = strings.NewReplacer("\r", `\r`, "\n", `\n`, "\t", `\t`)
 
 // withJSONForms is red with each secret also as a JSON string holds it,
 // escaped as encoding/json writes it and as encoders that leave <>& alone

@@ -2,6 +2,7 @@ package load
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 func answerParse(t *testing.T, r AnswerRule, in string) (wrong bool, sample *AnswerSample) {
 	t.Helper()
 	for _, bytewise := range []bool{false, true} {
-		m, err := newAnswerMatch(&r, []int{200}, redact.New("s3cret"))
+		m, err := newAnswerMatch(&r, []int{200}, newSampleMasks(redact.New("s3cret")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +123,7 @@ func TestWrongAnswerSampleHidesEverySecret(t *testing.T) {
 		{"reason: a secret as a JSON key", token, AnswerRule{JSON: []JSONExpect{{Path: "a", Value: "x"}}}, `{"a":{"` + token + `":1}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := newAnswerMatch(&tc.rule, []int{200}, redact.New(tc.secret))
+			m, err := newAnswerMatch(&tc.rule, []int{200}, newSampleMasks(redact.New(tc.secret)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,10 +188,40 @@ func TestShowBodyMasksBeforeTheCut(t *testing.T) {
 	}
 }
 
+// TestWrongAnswerSampleBuildsNoSet: the secrets' JSON forms are worked
+// out once per attack (newSampleMasks), not at each sample, so a sample
+// allocates as much with forty secrets as with one. Built at each sample,
+// the set costs allocations for every secret.
+func TestWrongAnswerSampleBuildsNoSet(t *testing.T) {
+	const token = "Tok3n-9f8e7d6c5b4a"
+	body := []byte(`{"token":"` + token + `"}`)
+	allocs := func(secrets int) float64 {
+		vals := []string{token}
+		for i := 1; i < secrets; i++ {
+			vals = append(vals, fmt.Sprintf("other-secret-%02d", i))
+		}
+		m, err := newAnswerMatch(&AnswerRule{Body: "done"}, []int{200}, newSampleMasks(redact.New(vals...)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s *AnswerSample
+		n := testing.AllocsPerRun(50, func() {
+			s = m.sample(200, body, false, `expect_body "done"`, "the body does not contain it")
+		})
+		if strings.Contains(s.Body, token) {
+			t.Fatalf("sample body %q shows the secret", s.Body)
+		}
+		return n
+	}
+	if one, forty := allocs(1), allocs(40); forty != one {
+		t.Errorf("a sample allocates %v times with 40 secrets and %v with 1; want the same: the masks are built once per attack", forty, one)
+	}
+}
+
 // TestAnswerRuleSkipsUnexpectedStatus: a 500 is a wrong status, not also a
 // wrong answer, and does not use up the one sample.
 func TestAnswerRuleSkipsUnexpectedStatus(t *testing.T) {
-	m, err := newAnswerMatch(&AnswerRule{Body: "ok"}, []int{200}, nil)
+	m, err := newAnswerMatch(&AnswerRule{Body: "ok"}, []int{200}, sampleMasks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,11 +251,11 @@ func TestAnswerRuleRefusals(t *testing.T) {
 		{JSON: []JSONExpect{{Path: "a", Value: []int{1}}}},
 		{Header: []HeaderExpect{{Name: "X", Value: "/[/"}}},
 	} {
-		if _, err := newAnswerMatch(&r, nil, nil); err == nil {
+		if _, err := newAnswerMatch(&r, nil, sampleMasks{}); err == nil {
 			t.Errorf("%+v accepted", r)
 		}
 	}
-	if m, err := newAnswerMatch(&AnswerRule{}, nil, nil); m != nil || err != nil {
+	if m, err := newAnswerMatch(&AnswerRule{}, nil, sampleMasks{}); m != nil || err != nil {
 		t.Errorf("empty rule: %v %v", m, err)
 	}
 }
@@ -232,7 +263,7 @@ func TestAnswerRuleRefusals(t *testing.T) {
 // TestAnswerRuleRightAnswerNoAlloc: a header or text rule met costs no
 // allocation per response, and keeps its body buffer from one to the next.
 func TestAnswerRuleRightAnswerNoAlloc(t *testing.T) {
-	m, err := newAnswerMatch(&AnswerRule{Body: "ok", Header: []HeaderExpect{{Name: "X-Cache", Value: "HIT"}}}, []int{200}, nil)
+	m, err := newAnswerMatch(&AnswerRule{Body: "ok", Header: []HeaderExpect{{Name: "X-Cache", Value: "HIT"}}}, []int{200}, sampleMasks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +331,7 @@ func FuzzAnswerParser(f *testing.F) {
 			return o
 		}
 		fresh := func() *answerMatch {
-			m, err := newAnswerMatch(rule, []int{200}, nil)
+			m, err := newAnswerMatch(rule, []int{200}, sampleMasks{})
 			if err != nil {
 				t.Fatal(err)
 			}

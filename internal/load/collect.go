@@ -198,6 +198,16 @@ func collect(ctx context.Context, a *Attack, t *attacker) *Result {
 	}
 }
 
+// answeredRight says whether h is an answer the engine counts as served:
+// it came back, with a status the group expects (want), and no wrong
+// answer (a body or header the group's AnswerRule refuses). Everything
+// else is a failure, the same one in a model's stages and seconds
+// (splitter.observe) as in its retries and aborts (driver.failed), as
+// GroupStats counts it.
+func answeredRight(want []int, h *hit) bool {
+	return h.kind == hitDone && h.errKind == "" && isExpected(want, h.status) && !h.wrong
+}
+
 func isExpected(want []int, status int) bool {
 	if len(want) == 0 {
 		return status >= 200 && status < 300

@@ -119,7 +119,8 @@ type StageResult struct {
 	Length  time.Duration
 	Warmup  time.Duration // the stage's own warm-up before Start
 	Sent    uint64        // measured requests sent (finished or abandoned)
-	// Completed counts the expected answers that finished inside the
+	// Completed counts the expected answers (GroupStats.Expected: an
+	// expected status and no wrong answer) that finished inside the
 	// measured window, whenever they were sent: the rate the target served
 	// at, where the groups count what the window's own arrivals got.
 	Completed uint64
@@ -162,7 +163,7 @@ func (s *StageResult) SendRate() float64 {
 type Second struct {
 	At             time.Duration // the second's start, from the origin
 	Stage          int           // index of the stage it falls in
-	Done, Failures uint64
+	Done, Failures uint64        // Failures: wrong statuses, transport errors and wrong answers, as GroupStats.Failures
 	P50, P95, P99  time.Duration // latency of the expected answers that finished in it
 	ServerP95      time.Duration // 0 when the target sent no timing
 }
@@ -284,7 +285,11 @@ func (s *splitter) observe(origin time.Time, h *hit) {
 	if g < len(s.expect) {
 		want = s.expect[g]
 	}
-	ok := h.kind == hitDone && isExpected(want, h.status) && h.errKind == ""
+	expected := isExpected(want, h.status)
+	// A wrong answer is a failure here as in the groups' counts: it was
+	// not served, and its latency stays out of the per-second percentiles
+	// as it stays out of the groups' histograms.
+	ok := answeredRight(want, h)
 	if j, in := s.stageOf(h.done.Sub(origin)); ok && in {
 		s.stages[j].Completed++
 	}
@@ -303,7 +308,7 @@ func (s *splitter) observe(origin time.Time, h *hit) {
 	for g >= len(st.Groups) {
 		st.Groups = append(st.Groups, &GroupStats{Name: fmt.Sprintf("group %d", len(st.Groups))})
 	}
-	st.Groups[g].add(h, ok)
+	st.Groups[g].add(h, expected)
 
 	sec := int(h.done.Sub(origin) / time.Second)
 	if sec < 0 {

@@ -235,12 +235,9 @@ func (d *driver) failed(h *hit) bool {
 	if h.kind != hitDone {
 		return false
 	}
-	if h.errKind != "" {
-		return true
-	}
 	var want []int
 	if h.group >= 0 && h.group < len(d.a.Groups) {
 		want = d.a.Groups[h.group].Expect
 	}
-	return !isExpected(want, h.status) || h.wrong
+	return !answeredRight(want, h)
 }

@@ -18,23 +18,22 @@ import (
 // ParseTarget checks a target's base URL before anything runs and returns
 // it with its port: http or https, a host, a port a server can listen on
 // (1-65535), no query or fragment, and no credentials. Its messages never
-// repeat credentials: a URL with some is named without its user part.
+// repeat credentials, query values or a fragment (shownTarget).
 func ParseTarget(raw string) (u *url.URL, port string, err error) {
 	u, err = url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return nil, "", fmt.Errorf("target %q: want a base URL such as http://127.0.0.1:8080", redact.URL(raw))
+		return nil, "", fmt.Errorf("target %q: want a base URL such as http://127.0.0.1:8080", shownTarget(raw, nil))
 	}
+	shown := shownTarget(raw, u)
 	if u.User != nil {
 		// Credentials in the URL would be neither sent (the engine writes
 		// its own requests) nor kept out of the summary and report.
-		bare := *u
-		bare.User = nil
 		return nil, "", fmt.Errorf("target %s: the URL carries credentials (user:password@ before the host), which perfgate would neither send "+
 			"nor keep secret; drop them from the URL and send them in a header with a secret variable: in the plan, "+
-			"[vars] creds = { secret = true } and in each group headers = { Authorization = \"Basic {creds}\" }", bare.String())
+			"[vars] creds = { secret = true } and in each group headers = { Authorization = \"Basic {creds}\" }", shown)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, "", fmt.Errorf("target %q: drop the query or fragment; request paths come from the plan", raw)
+		return nil, "", fmt.Errorf("target %q: drop the query or fragment; request paths come from the plan", shown)
 	}
 	switch u.Scheme {
 	case "http":
@@ -42,17 +41,76 @@ func ParseTarget(raw string) (u *url.URL, port string, err error) {
 	case "https":
 		port = "443"
 	default:
-		return nil, "", fmt.Errorf("target %q: scheme must be http or https", raw)
+		return nil, "", fmt.Errorf("target %q: scheme must be http or https", shown)
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return nil, "", fmt.Errorf("target %q: port %s is not one a server can listen on; write the target's port, from 1 to 65535, e.g. http://127.0.0.1:8080", raw, p)
+			return nil, "", fmt.Errorf("target %q: port %s is not one a server can listen on; write the target's port, from 1 to 65535, e.g. http://127.0.0.1:8080", shown, p)
 		}
 		port = p
 	} else if strings.HasSuffix(u.Host, ":") {
-		return nil, "", fmt.Errorf("target %q: the port after the colon is missing; write e.g. http://127.0.0.1:8080", raw)
+		return nil, "", fmt.Errorf("target %q: the port after the colon is missing; write e.g. http://127.0.0.1:8080", shown)
 	}
 	return u, port, nil
+}
+
+// shownTarget is raw as ParseTarget's refusals quote it: without its user
+// part, and with each query value and the fragment as redact.Mask. A query
+// may carry a token (?api_key=...) that is masked elsewhere only when the
+// plan declares it secret. The keys stay, so a refusal still names the
+// parameter to drop. u is raw parsed, nil when it did not parse.
+func shownTarget(raw string, u *url.URL) string {
+	if u != nil {
+		v := *u
+		v.User = nil
+		v.RawQuery = maskQuery(u.RawQuery)
+		if u.Fragment != "" {
+			v.Fragment, v.RawFragment = redact.Mask, ""
+		}
+		return v.String()
+	}
+	// Unparsed, the parts are a guess. redact.URL takes what lies before
+	// the last '@' as a user part, as a password may hold a '?' or a '#';
+	// an '@' past the first of those may as well sit in a query value, so
+	// then everything after the scheme is masked.
+	i := strings.IndexAny(raw, "?#")
+	if i < 0 {
+		return redact.URL(raw)
+	}
+	if strings.Contains(raw[i:], "@") {
+		if k := strings.Index(raw, "//"); k >= 0 && k < i {
+			return raw[:k+2] + redact.Mask
+		}
+		return redact.Mask
+	}
+	rest, frag, hasFrag := strings.Cut(raw[i:], "#")
+	if hasFrag && frag != "" {
+		frag = redact.Mask
+	}
+	if query, ok := strings.CutPrefix(rest, "?"); ok {
+		rest = "?" + maskQuery(query)
+	}
+	if hasFrag {
+		rest += "#" + frag
+	}
+	return redact.URL(raw[:i]) + rest
+}
+
+// maskQuery is a raw query with each value as redact.Mask and the keys
+// kept. A part with no '=' is masked whole: it may be a token itself.
+func maskQuery(q string) string {
+	if q == "" {
+		return ""
+	}
+	parts := strings.Split(q, "&")
+	for i, p := range parts {
+		if key, _, ok := strings.Cut(p, "="); ok {
+			parts[i] = key + "=" + redact.Mask
+		} else if p != "" {
+			parts[i] = redact.Mask
+		}
+	}
+	return strings.Join(parts, "&")
 }
 
 // endpointFor resolves the attack's target once, so no request pays for a
@@ -95,8 +153,9 @@ func endpointFor(ctx context.Context, a *Attack, timeout time.Duration) (*endpoi
 		return nil, err
 	}
 	ep.hit = hm
+	masks := newSampleMasks(a.Redact) // once per attack: no wrong answer's sample builds a set
 	for i, g := range a.Groups {
-		am, err := newAnswerMatch(g.Answer, g.Expect, a.Redact)
+		am, err := newAnswerMatch(g.Answer, g.Expect, masks)
 		if err != nil {
 			return nil, fmt.Errorf("group %s: %w", g.Name, err)
 		}
