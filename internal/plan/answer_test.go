@@ -115,3 +115,19 @@ func TestThresholdDefaultSide(t *testing.T) {
 		}
 	}
 }
+
+// A side written on a success threshold was read and ignored (or refused
+// for lacking server_timing, which would not have helped): it is refused
+// on its own line.
+func TestThresholdSuccessHasNoSide(t *testing.T) {
+	for _, top := range []string{`server_timing = "Server-Timing"`, ""} {
+		for _, side := range []string{"server", "client"} {
+			src := top + "\n" + hello + "[[threshold]]\nmetric = \"success\"\nmin = 99\nside = \"" + side + "\"\n"
+			_, err := Parse("plan.toml", []byte(src))
+			want := `plan.toml:9: side does not apply to success (the share of requests answered as planned, whoever times them); remove it`
+			if err == nil || exit.Code(err) != exit.CannotJudge || err.Error() != want {
+				t.Errorf("%q side %q: %v, want %q", top, side, err, want)
+			}
+		}
+	}
+}

@@ -59,6 +59,18 @@ func (p *Plan) checkAB(ab AB) []problem {
 		rateLine = 0
 	}
 	var out []problem
+	// The gate's windows meet the rule [load]'s do (check): parsing
+	// refuses a short measure, but --measure and --rate replace the
+	// plan's after it, and a rate of 0.01/s passes parsing yet offers no
+	// arrival to judge.
+	if ab.Measure < minMeasured {
+		return append(out, problem{p.Path, p.Line("ab", "measure"), fmt.Sprintf(
+			"%s measures each pair for %s, too short to measure anything (under %s); write a measure of 10s or more", what, ab.Measure, minMeasured)})
+	}
+	if measured := ab.Rate * ab.Measure.Seconds(); measured < 1 {
+		return append(out, problem{p.Path, p.Line("ab", "rate"), fmt.Sprintf(
+			"%s offers each arm %s arrivals in a pair's measured %s, fewer than one; raise the rate or the measure", what, num(measured), ab.Measure)})
+	}
 	out = append(out, p.checkRate(ab.Rate, p.Load.Order, what, rateLine)...)
 	out = append(out, p.checkDraws(ab.Rate*ab.Warmup.Seconds(), ab.Rate*ab.Measure.Seconds(), ab.Pairs, p.Load.Order,
 		fmt.Sprintf("%s (%d pairs of %s warm-up and %s measured at %s/s to each arm)", what, ab.Pairs, ab.Warmup, ab.Measure, num(ab.Rate)))...)

@@ -96,6 +96,40 @@ func TestWindowMeasuredTooShort(t *testing.T) {
 	}
 }
 
+// The A/B gate's windows meet the same rule: a --measure of 1ns (CheckAB
+// after the flags replaced the plan's) was let through, and an [ab] rate
+// of 0.05/s parsed though each pair's 10 s offered half an arrival.
+func TestABWindowMeasuresSomething(t *testing.T) {
+	_, err := Parse("plan.toml", []byte("[ab]\nrate = 0.05\n"+hello))
+	want := `plan.toml:2: [ab] offers each arm 0.5 arrivals in a pair's measured 10s, fewer than one; raise the rate or the measure`
+	if err == nil || exit.Code(err) != exit.CannotJudge || err.Error() != want {
+		t.Errorf("an [ab] rate of 0.05/s: %v, want %q", err, want)
+	}
+	p, err := Parse("plan.toml", []byte(hello))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*AB)
+		says string
+	}{
+		{"--measure 1ns", func(a *AB) { a.Measure = 1 }, "measures each pair for 1ns, too short to measure anything (under 1s)"},
+		{"--rate 0.01", func(a *AB) { a.Rate = 0.01 }, "offers each arm 0.1 arrivals in a pair's measured 10s, fewer than one"},
+		{"the defaults", func(*AB) {}, ""},
+	} {
+		ab := p.AB
+		tc.edit(&ab)
+		err := p.CheckAB(ab)
+		switch {
+		case tc.says == "" && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case tc.says != "" && (err == nil || exit.Code(err) != exit.CannotJudge || !strings.Contains(err.Error(), tc.says)):
+			t.Errorf("%s: %v, want exit 2 holding %q", tc.name, err, tc.says)
+		}
+	}
+}
+
 // Issue 10: a plan for perfgate load alone, with a max_rate under the A/B
 // gate's default rate, was refused citing an [ab] table it does not have.
 // It parses; the gate's own check names the defaults and the max_rate line.

@@ -62,6 +62,9 @@ func (ps *parser) thresholds(raw map[string]any) {
 		}
 		if s, ok := ps.Str(m, tp, "side", `side = "client"`); ok {
 			switch {
+			case metric == "success":
+				// Ignoring it would let a plan believe it gates the server's view.
+				ps.At(tp, "side", "side does not apply to success (the share of requests answered as planned, whoever times them); remove it")
 			case s != "client" && s != "server":
 				ps.At(tp, "side", "side %q is not a side; write side = %s", s, tomlpos.OneOf(s, []string{"client", "server"}, `"%s"`))
 			case s == "server" && ps.p.ServerTiming == "":
@@ -69,7 +72,7 @@ func (ps *parser) thresholds(raw map[string]any) {
 			}
 			th.Side = s
 		}
-		if _, written := m["side"]; !written && metric == "success" {
+		if metric == "success" {
 			th.Side = "client" // a share of requests answered, whoever times them
 		}
 		ps.p.Thresholds = append(ps.p.Thresholds, th)

@@ -361,3 +361,21 @@ expect = 200
 		t.Errorf("path -> header value = %v, want %v", got, want)
 	}
 }
+
+// Headers go out in the order their lines are written, those sharing a
+// line (an inline table) in name order (docs/plan.md, "Request groups").
+func TestHeaderOrder(t *testing.T) {
+	for _, tc := range []struct{ name, headers, want string }{
+		{"inline", "headers = { X-B = \"2\", X-A = \"1\" }\n", "X-A X-B"},
+		{"one a line", "[group.headers]\nX-B = \"2\"\nX-A = \"1\"\n", "X-B X-A"},
+	} {
+		s := mustSource(t, "[[group]]\nname = \"h\"\npath = \"/h\"\nexpect = 200\n"+tc.headers, 0, 1)
+		var got []string
+		for _, h := range s.Next(load.Measured).Header {
+			got = append(got, h.Name)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: headers %v, want %s", tc.name, got, tc.want)
+		}
+	}
+}
