@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/perfgate/perfgate/internal/demo"
 	"github.com/perfgate/perfgate/internal/exit"
@@ -23,7 +26,11 @@ func runDemo(ctx context.Context, s *IO, args []string) error {
 	// (or --full's): a quicker demo, as its own tests run it.
 	var prof profileFlags
 	prof.register(fs)
+	demoProfileHelp(fs)
 	if err := exit.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := exit.NoArguments(fs); err != nil {
 		return err
 	}
 	// A bad value is refused now, not after the image, the repository and
@@ -37,6 +44,21 @@ func runDemo(ctx context.Context, s *IO, args []string) error {
 	}
 	o.Verdict = func(rep *report.Report, out string) error { return printVerdict(s, rep, out) }
 	return demo.Run(ctx, o)
+}
+
+// demoProfileHelp makes the profile flags' help name the demo's short
+// profile, which they reshape: run's help names a plan's defaults (8
+// pairs at 30/s), which the demo does not run.
+func demoProfileHelp(fs *flag.FlagSet) {
+	p := demo.Profile
+	for name, def := range map[string]string{
+		"pairs": strconv.Itoa(p.Pairs), "rate": strconv.FormatFloat(p.Rate, 'g', -1, 64) + "/s",
+		"warmup": secs(p.Warmup), "measure": secs(p.Measure), "idle": secs(p.Idle),
+	} {
+		f := fs.Lookup(name)
+		what, _, _ := strings.Cut(f.Usage, " (default:")
+		f.Usage = fmt.Sprintf("%s (default: the demo's %s; with --full, the plan's)", what, def)
+	}
 }
 
 // runDemoService runs the example service over the demo repository's perf

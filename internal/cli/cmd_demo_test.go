@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,5 +158,30 @@ func TestKilledDemoLeavesNoStoreFolder(t *testing.T) {
 	}
 	if left := storeFolderOf(out, tmp, second.Process.Pid); left != "" {
 		t.Errorf("the stopped demo left its own store folder %s", left)
+	}
+}
+
+// demo -h names the demo's short profile as the profile flags' defaults,
+// not a plan's (8 pairs at 30/s), which the demo never runs.
+func TestDemoHelpNamesTheDemosProfile(t *testing.T) {
+	var out, errb strings.Builder
+	if err := RunIO(t.Context(), []string{"demo", "-h"}, &IO{Out: &out, Err: &errb}); err != nil {
+		t.Fatalf("demo -h: %v", err)
+	}
+	help := errb.String() + out.String()
+	p := demo.Profile
+	for _, want := range []string{
+		fmt.Sprintf("default: the demo's %d;", p.Pairs),
+		fmt.Sprintf("default: the demo's %g/s;", p.Rate),
+		fmt.Sprintf("default: the demo's %gs;", p.Warmup.Seconds()),
+		fmt.Sprintf("default: the demo's %gs;", p.Measure.Seconds()),
+		fmt.Sprintf("default: the demo's %gs;", p.Idle.Seconds()),
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("demo -h lacks %q:\n%s", want, help)
+		}
+	}
+	if strings.Contains(help, "the plan's, ") {
+		t.Errorf("demo -h names a plan's defaults:\n%s", help)
 	}
 }

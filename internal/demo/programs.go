@@ -127,6 +127,9 @@ func ServiceArgs(ctx context.Context, c ServiceConfig, wait time.Duration) ([]st
 		if err == nil {
 			return settingsArgs(body)
 		}
+		if errors.Is(err, errTooManySettings) {
+			return nil, fmt.Errorf("reading the settings: %w", err)
+		}
 		last = err
 		select {
 		case <-ctx.Done():
@@ -146,15 +149,25 @@ func fetch(ctx context.Context, url string) (string, error) {
 		return "", err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxSettings+1))
 	if err != nil {
 		return "", err
 	}
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("%s answered %s", url, resp.Status)
 	}
+	// Cut short, the last line read would be a knob with a truncated value
+	// (alloc=40 of alloc=4096), taken as the settings' own.
+	if len(b) > maxSettings {
+		return "", fmt.Errorf("%s answered %w (%d KiB): keep its settings file under that, one knob=value a line", url, errTooManySettings, maxSettings>>10)
+	}
 	return string(b), nil
 }
+
+// maxSettings bounds the settings a dependency answers.
+const maxSettings = 1 << 16
+
+var errTooManySettings = errors.New("more settings than the service reads")
 
 func settingsArgs(body string) ([]string, error) {
 	var args []string

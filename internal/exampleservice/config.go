@@ -11,10 +11,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/tomlpos"
 )
 
 // EnvPrefix is the prefix of the environment variables that set knobs:
@@ -103,8 +106,10 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	fs.Var(c.overrides, "status-override", "answer requests to an exact path with another status, as `PATH=CODE` (repeatable, or comma-separated)")
 
 	var envErr error
+	var knobs []string
 	fs.VisitAll(func(f *flag.Flag) {
 		name := EnvPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		knobs = append(knobs, name)
 		if v, ok := os.LookupEnv(name); ok && envErr == nil {
 			if err := fs.Set(f.Name, v); err != nil {
 				envErr = fmt.Errorf("environment variable %s=%q: %w", name, v, err)
@@ -113,6 +118,9 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	})
 	if envErr != nil {
 		return nil, envErr
+	}
+	if err := unknownEnv(knobs); err != nil {
+		return nil, err
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -127,6 +135,33 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("exampled: unexpected argument %q: every knob is a flag (run with -h)", fs.Arg(0))
 	}
 	return c, c.check()
+}
+
+// unknownEnv refuses a variable of the prefix that names no knob: a typo
+// such as EXAMPLED_LATENCYY=4ms would otherwise leave the service at its
+// default, and a regression planted that way would pass the gate unseen.
+// Only the name is quoted: a value may be a connection string.
+func unknownEnv(knobs []string) error {
+	var unknown []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, EnvPrefix) && !slices.Contains(knobs, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	what := "environment variable " + unknown[0] + " names"
+	if len(unknown) > 1 {
+		what = "environment variables " + strings.Join(unknown, ", ") + " name"
+	}
+	fix := "run with -h for the knobs"
+	if n := tomlpos.Nearest(unknown[0], knobs); n != "" {
+		fix = "did you mean " + n + "?"
+	}
+	return fmt.Errorf("exampled: %s no knob; %s", what, fix)
 }
 
 func (c *config) check() error {

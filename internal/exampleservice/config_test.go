@@ -50,6 +50,40 @@ func TestConfigRefusals(t *testing.T) {
 	}
 }
 
+// A variable of the prefix that names no knob stops the service, named
+// with its near miss; its value, which may be a connection string, is
+// never quoted.
+func TestUnknownEnvKnobRefused(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"typo", map[string]string{"EXAMPLED_LATENCYY": "4ms"},
+			"environment variable EXAMPLED_LATENCYY names no knob; did you mean EXAMPLED_LATENCY?"},
+		{"secret value", map[string]string{"EXAMPLED_STORE_DSN": "postgres://u:hunter2@db/x"},
+			"EXAMPLED_STORE_DSN names no knob"},
+		{"two, far from any knob", map[string]string{"EXAMPLED_ZZZZZZ": "v1x", "EXAMPLED_QQQQQQ": "v2x"},
+			"environment variables EXAMPLED_QQQQQQ, EXAMPLED_ZZZZZZ name no knob; run with -h for the knobs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			_, err := parseConfig(nil, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("parseConfig = %v, want an error containing %q", err, tt.want)
+			}
+			for _, v := range tt.env {
+				if strings.Contains(err.Error(), v) {
+					t.Errorf("the refusal quotes the value %q: %v", v, err)
+				}
+			}
+		})
+	}
+}
+
 func TestHelp(t *testing.T) {
 	var out strings.Builder
 	err := Main(context.Background(), []string{"-h"}, &out, &out)

@@ -64,7 +64,41 @@ func (s *server) routes() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, "{\"exchanges\":%d}\n", s.exchanges.Load())
 	})
-	return mux
+	return s.overriding(mux)
+}
+
+// overriding answers every request to a --status-override path with its
+// status, body unchanged, whichever route serves the path (or none, or
+// another method): /healthz=503 is an arm that never gets ready.
+func (s *server) overriding(next http.Handler) http.Handler {
+	if len(s.c.overrides) == 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if code, ok := s.c.overrides[r.URL.Path]; ok {
+			w = &statusWriter{ResponseWriter: w, code: code}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusWriter writes code whatever status the handler writes.
+type statusWriter struct {
+	http.ResponseWriter
+	code  int
+	wrote bool
+}
+
+func (w *statusWriter) WriteHeader(int) {
+	if !w.wrote {
+		w.wrote = true
+		w.ResponseWriter.WriteHeader(w.code)
+	}
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(w.code)
+	return w.ResponseWriter.Write(b)
 }
 
 // onward stands for a read passed on to another service under a token
@@ -103,9 +137,6 @@ func (s *server) wrap(h func(*http.Request) reply) http.HandlerFunc {
 		extra := s.c.latency + s.c.wait() // --latency, --wait-mean, --slow-share
 		if natural := time.Since(start) + extra; extra > 0 || s.c.latencyFactor > 1 {
 			sleep(r.Context(), time.Until(start.Add(time.Duration(float64(natural)*s.c.latencyFactor))))
-		}
-		if code, ok := s.c.overrides[r.URL.Path]; ok {
-			rep.status = code
 		}
 		if len(scratch) > 0 {
 			s.sink.Add(uint32(scratch[len(scratch)-1]))

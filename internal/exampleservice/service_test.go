@@ -92,20 +92,31 @@ func median(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
+// An override answers its exact path with its status, body unchanged,
+// whichever route serves the path, none, or another method.
 func TestStatusOverride(t *testing.T) {
-	r := run(t, "--status-override", "/hello=503,/items/7=418", "--status-override", "/items=409")
+	r := run(t, "--status-override", "/hello=503,/items/7=418", "--status-override", "/items=409",
+		"--status-override", "/healthz=503,/calls=500,/nope=200")
 	tests := []struct {
 		method, path string
 		want         int
+		body         string
 	}{
-		{"GET", "/hello", 503},
-		{"GET", "/items/7", 418},
-		{"GET", "/items/8", 200},
-		{"POST", "/items", 409},
+		{"GET", "/hello", 503, "hello\n"},
+		{"DELETE", "/hello", 503, ""},
+		{"GET", "/items/7", 418, `"name":"item-7"`},
+		{"GET", "/items/8", 200, `"name":"item-8"`},
+		{"POST", "/items", 409, `"name":"unnamed"`},
+		{"GET", "/items", 409, ""},
+		{"GET", "/healthz", 503, "ok\n"},
+		{"GET", "/calls", 500, `{"exchanges":0}`},
+		{"GET", "/nope", 200, "404 page not found"},
+		{"GET", "/onward/1", 200, `{"id":"1"}`},
 	}
 	for _, tt := range tests {
-		if a := r.do(t, tt.method, tt.path, ""); a.status != tt.want {
-			t.Errorf("%s %s: %d, want %d", tt.method, tt.path, a.status, tt.want)
+		a := r.do(t, tt.method, tt.path, "")
+		if a.status != tt.want || !strings.Contains(a.body, tt.body) {
+			t.Errorf("%s %s: %d %q, want %d with %q", tt.method, tt.path, a.status, a.body, tt.want, tt.body)
 		}
 	}
 }
