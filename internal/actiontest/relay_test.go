@@ -2,6 +2,7 @@ package actiontest
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -140,9 +141,12 @@ func TestRelayPostsAForkRunsAttempts(t *testing.T) {
 	arts := filepath.Join(work, "perf-artifacts")
 	two := 2
 	zero := 0
-	writeArtifact(t, arts, "api-report-attempt-1-a1", map[string]any{"attempt": 1, "run_attempt": 1, "exit_code": two, "cpu_model": "EPYC", "next": "retry", "reason": "cannot judge"}, reporttest.CannotJudge())
-	writeArtifact(t, arts, "api-report-attempt-1-a2", map[string]any{"attempt": 1, "run_attempt": 2, "exit_code": zero, "cpu_model": "EPYC", "next": "final", "reason": "a later run attempt"}, reporttest.Pass())
-	writeArtifact(t, arts, "api-report-attempt-2-a1", map[string]any{"attempt": 2, "run_attempt": 1, "exit_code": zero, "cpu_model": "EPYC", "next": "final", "reason": "passed"}, reporttest.Pass())
+	// A second plan's gate (perf-search) ran one attempt, a regression: it
+	// gets its own check, and its attempt 1 is no repeat of the default's.
+	writeArtifact(t, arts, "perf-plan-report-attempt-1-a1", map[string]any{"attempt": 1, "run_attempt": 1, "exit_code": two, "cpu_model": "EPYC", "next": "retry", "reason": "cannot judge"}, reporttest.CannotJudge())
+	writeArtifact(t, arts, "perf-plan-report-attempt-1-a2", map[string]any{"attempt": 1, "run_attempt": 2, "exit_code": zero, "cpu_model": "EPYC", "next": "final", "reason": "a later run attempt"}, reporttest.Pass())
+	writeArtifact(t, arts, "perf-plan-report-attempt-2-a1", map[string]any{"attempt": 2, "run_attempt": 1, "exit_code": zero, "cpu_model": "EPYC", "next": "final", "reason": "passed"}, reporttest.Pass())
+	writeArtifact(t, arts, "perf-search-report-attempt-1-a1", map[string]any{"attempt": 1, "run_attempt": 1, "exit_code": 1, "cpu_model": "EPYC", "next": "final", "reason": "regression"}, reporttest.Regression())
 
 	step := stepByID(t, job, "relay")
 	outFile := filepath.Join(work, "github-output")
@@ -165,12 +169,16 @@ func TestRelayPostsAForkRunsAttempts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the relay's script: %v\n%s", err, out)
 	}
-	if got := readOutputs(t, outFile)["posted"]; got != "2" {
-		t.Errorf("posted %v attempts, want 2\n%s", got, out)
+	if got := readOutputs(t, outFile)["posted"]; got != "3" {
+		t.Errorf("posted %v attempts, want 3\n%s", got, out)
 	}
 	checks := gh.Checks(head)
-	if len(checks) != 1 || checks[0].Name != "perfgate" || checks[0].Status != "completed" || checks[0].Conclusion != "success" {
-		t.Errorf("checks on the fork's head %s: %+v, want perfgate completed success\n%s", head, checks, out)
+	got := map[string]string{}
+	for _, c := range checks {
+		got[c.Name] = c.Status + " " + c.Conclusion
+	}
+	if want := map[string]string{"perfgate": "completed success", "perfgate (perf-search)": "completed failure"}; len(checks) != 2 || !maps.Equal(got, want) {
+		t.Errorf("checks on the fork's head %s: %+v, want %v\n%s", head, checks, want, out)
 	}
 	if all := gh.AllChecks(); len(all) != len(checks) {
 		t.Errorf("checks elsewhere than the fork's head: %+v", all)

@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/internal/cli"
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
+	"github.com/perfgate/perfgate/internal/verdict"
 )
 
 // Every workflow the project ships passes actionlint.
@@ -718,20 +719,23 @@ func TestReRunFailedJobsReadTheirProducersArtifacts(t *testing.T) {
 		return map[string]any{"inputs": inputs, "needs": needs, "github": map[string]any{"run_id": "4242", "run_attempt": strconv.Itoa(attempt), "token": "ghs_fake"}}
 	}
 	build := runBuild(t, e, job("build"), ctx(1, map[string]any{}), 1)
-	if build["arms"] != "perf-arms-a1" {
+	if build["arms"] != "perf-plan-arms-a1" {
 		t.Fatalf("attempt 1's build names the arms %q", build["arms"])
 	}
 	needs := map[string]any{"build": map[string]any{"result": "success", "outputs": build}}
 	reports := t.TempDir()
 	_, first, _ := runAttemptJob(t, e, job("attempt-1"), 1, runnerLost, ctx(1, needs), nil, reports, false, 1)
 	_, again, _ := runAttemptJob(t, e, job("attempt-1"), 1, exited(0, otherModel), ctx(2, needs), nil, reports, false, 2)
-	if again["report"] != "perf-report-attempt-1-a2" || again["report"] == first["report"] {
+	if again["report"] != "perf-plan-report-attempt-1-a2" || again["report"] == first["report"] {
 		t.Errorf("the re-run attempt job uploads its report as %q (run attempt 1's: %q), want a name of run attempt 2", again["report"], first["report"])
 	}
 }
 
 // Two plans in one workflow run are two gates of their own names, so their
-// artifacts never collide; a name given wins over the plan's path.
+// artifacts never collide; a name given wins over the plan's path. No plan
+// input is the default plan, named as perf/plan.toml is: the name the
+// verdict service gives its plain check "perfgate" (verdict.PlanOf), the
+// check the docs tell a repository to require.
 func TestTwoPlansNameTheirArtifacts(t *testing.T) {
 	w := readWorkflow(t, filepath.Join(moduleRoot(t), ".github", "workflows", "perf.yml"))
 	e := newEvaluator(t)
@@ -742,20 +746,24 @@ func TestTwoPlansNameTheirArtifacts(t *testing.T) {
 		}
 	}
 	names := map[string]bool{}
-	for _, tc := range []struct{ plan, name, gate string }{
-		{"", "", "perf"},
-		{"perf/plan.toml", "", "perf-plan"},
-		{"perf/search.toml", "", "perf-search"},
-		{"perf/search.toml", "search-gate", "search-gate"},
+	for _, tc := range []struct{ plan, name, gate, check string }{
+		{"", "", "perf-plan", "perfgate"},
+		{"perf/plan.toml", "", "perf-plan", "perfgate"},
+		{"perf/search.toml", "", "perf-search", "perfgate (perf-search)"},
+		{"perf/search.toml", "search-gate", "search-gate", "perfgate (search-gate)"},
 	} {
 		inputs := map[string]any{"plan": tc.plan, "name": tc.name, "runs-on": "ubuntu-latest", "event": "", "tag": ""}
 		out := runBuild(t, e, build, map[string]any{"inputs": inputs, "github": map[string]any{"run_attempt": "1"}}, 1)
 		if out["gate"] != tc.gate || out["arms"] != tc.gate+"-arms-a1" {
 			t.Errorf("plan %q name %q: gate %q arms %q, want %s", tc.plan, tc.name, out["gate"], out["arms"], tc.gate)
 		}
+		gate, _ := out["gate"].(string)
+		if check := verdict.CheckName(verdict.PlanOf(gate)); check != tc.check {
+			t.Errorf("plan %q name %q: the gate %q gets the service's check %q, want %q", tc.plan, tc.name, gate, check, tc.check)
+		}
 		names[out["arms"].(string)] = true
 	}
-	if len(names) != 4 {
-		t.Errorf("the four gates' arms collide: %v", names)
+	if len(names) != 3 {
+		t.Errorf("the three gates' arms collide: %v", names)
 	}
 }

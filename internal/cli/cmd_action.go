@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/internal/contract"
 	"github.com/perfgate/perfgate/internal/exit"
 	"github.com/perfgate/perfgate/internal/host"
+	"github.com/perfgate/perfgate/internal/verdict/client"
 )
 
 // hostNetworkCommands are the commands that reach what they start through
@@ -43,6 +44,13 @@ func runAction(ctx context.Context, s *IO, args []string) error {
 			return actionOutputs(s, exit.Refusef("action: the args input %s; quote it as a shell would, without variables or pipes", err))
 		}
 		words = append(words, more...)
+	}
+	// A verdict service address the client would refuse (a password in
+	// it) stops every step of the workflow, the build job's first: found
+	// only by `attempts next`, it would cost each attempt a whole gate
+	// before the verdict job refused it.
+	if err := checkServiceURL(&serviceFlags{url: s.Env(client.ServiceEnv)}); err != nil {
+		return actionOutputs(s, err)
 	}
 	if needsSibling(s, words) {
 		return runSibling(ctx, s, args)

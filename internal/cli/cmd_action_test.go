@@ -61,6 +61,30 @@ func TestActionEntrypoint(t *testing.T) {
 	}
 }
 
+// A verdict service address with a password stops every action step before
+// its command runs, the build job's too, without printing the password:
+// found at the first attempt's decision, it would have cost a gate each.
+func TestActionRefusesAServiceAddressWithAPassword(t *testing.T) {
+	output := filepath.Join(t.TempDir(), "output")
+	os.WriteFile(output, nil, 0o644)
+	env := map[string]string{"GITHUB_OUTPUT": output, "PERFGATE_SERVICE": "https://ci:hunter2@verdicts.example.com"}
+	var out, errb bytes.Buffer
+	err := RunIO(context.Background(), []string{"action", "version", ""}, &IO{Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }})
+	if exit.Code(err) != exit.CannotJudge || err == nil || !strings.Contains(err.Error(), "https://***@verdicts.example.com") {
+		t.Fatalf("exit %d (%v), want a refusal naming the address without its password", exit.Code(err), err)
+	}
+	if strings.Contains(out.String(), "perfgate ") {
+		t.Errorf("the command ran: %q", out.String())
+	}
+	b, _ := os.ReadFile(output)
+	if log := out.String() + errb.String() + string(b) + err.Error(); strings.Contains(log, "hunter2") {
+		t.Errorf("the password reached the job's log: %s", log)
+	}
+	if !strings.Contains(string(b), "\ncannot-judge\n") || !strings.Contains(string(b), "exit-code<<") {
+		t.Errorf("GITHUB_OUTPUT holds %q, want exit-code 2", b)
+	}
+}
+
 // Outside a container, or for a command that needs no host network, the
 // action runs the command itself.
 func TestActionNeedsSibling(t *testing.T) {

@@ -42,6 +42,9 @@ func runAttemptsNext(ctx context.Context, s *IO, args []string) error {
 	if fs.NArg() > 0 {
 		return exit.Refusef("attempts next: unexpected argument %q (see `perfgate attempts next -h`)", fs.Arg(0))
 	}
+	if err := checkServiceURL(service); err != nil {
+		return err
+	}
 	in := attempts.Question{Number: *number, ExitCode: *code, NoExitCode: *noCode, WorkflowCancelled: *cancelled, CPUModel: *model,
 		StallProne: *stall, MaxRetries: *maxRetries}
 	if in.CPUModel == "" {

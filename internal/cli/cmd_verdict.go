@@ -35,6 +35,9 @@ func runVerdict(ctx context.Context, s *IO, args []string) error {
 	if fs.NArg() > 0 {
 		return exit.Refusef("verdict: unexpected argument %q (see `perfgate verdict -h`)", fs.Arg(0))
 	}
+	if err := checkServiceURL(service); err != nil {
+		return err
+	}
 	jr, err := attempts.ParseJobResults(*results)
 	if err != nil {
 		return err

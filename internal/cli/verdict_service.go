@@ -44,6 +44,21 @@ func newVerdictService(sf *serviceFlags, s *IO) (verdictPublisher, error) {
 	return &verdictService{job: j}, nil
 }
 
+// checkServiceURL refuses (exit 2) an address the client would never use,
+// one with a user name or password among them. Both commands call it
+// before anything else quotes the address: the warning of a job without a
+// credential (a fork's pull request) names the address, and a password in
+// it would reach the job's log.
+func checkServiceURL(sf *serviceFlags) error {
+	if sf.url == "" {
+		return nil
+	}
+	if _, err := client.New(sf.url, nil, nil); err != nil {
+		return exit.Refuse(err)
+	}
+	return nil
+}
+
 // dialService builds the client and its credential. It makes no request:
 // the OIDC token is asked for with the first one.
 func dialService(sf *serviceFlags, s *IO) (*client.Job, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -234,5 +235,46 @@ func TestNoServiceNoToken(t *testing.T) {
 	}
 	if job.tokenAsks.Load() != 0 || strings.Contains(out+errs, "service") {
 		t.Errorf("without a service the job asked for %d tokens, printed:\n%s%s", job.tokenAsks.Load(), out, errs)
+	}
+}
+
+// TestServiceAddressWithPasswordRefused: a --service address holding a
+// user name and password is refused by both commands, with a job token and
+// without one (a fork's pull request), and the password never reaches the
+// job's log: the warning a job without a token gives quotes the address.
+func TestServiceAddressWithPasswordRefused(t *testing.T) {
+	is := oidctest.New(t)
+	reports := t.TempDir()
+	run := filepath.Join(reports, attempts.FolderPrefix+"1", "perf-run")
+	os.MkdirAll(run, 0o755)
+	report.Write(filepath.Join(run, "latest.json"), reporttest.Pass())
+	const password = "hunter2"
+	for _, tc := range []struct {
+		name  string
+		token bool
+		args  []string
+	}{
+		{"attempts next with a job token", true, []string{"attempts", "next", "--attempt", "1", "--exit-code", "0", "--cpu-model", stallyModel, "--record", ""}},
+		{"attempts next on a fork's pull request", false, []string{"attempts", "next", "--attempt", "1", "--exit-code", "0", "--cpu-model", stallyModel, "--record", ""}},
+		{"verdict with a job token", true, []string{"verdict", "--reports", reports, "--out", t.TempDir()}},
+		{"verdict on a fork's pull request", false, []string{"verdict", "--reports", reports, "--out", t.TempDir()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			job := newActionsJob(t, is, "https://ci:"+password+"@verdicts.example.com")
+			if !tc.token {
+				delete(job.env, "ACTIONS_ID_TOKEN_REQUEST_URL")
+				delete(job.env, "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
+			}
+			out, errs, err := job.run(t, tc.args...)
+			if exit.Code(err) != exit.CannotJudge || err == nil || !strings.Contains(err.Error(), "https://***@verdicts.example.com") {
+				t.Errorf("exit %d (%v), want a refusal naming the address without its password\n%s%s", exit.Code(err), err, out, errs)
+			}
+			if log := out + errs + fmt.Sprint(err); strings.Contains(log, password) {
+				t.Errorf("the password reached the job's log:\n%s%s%v", out, errs, err)
+			}
+			if job.tokenAsks.Load() != 0 {
+				t.Errorf("asked the runner for %d tokens before refusing the address", job.tokenAsks.Load())
+			}
+		})
 	}
 }
