@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -64,11 +65,21 @@ func (p *profileFlags) register(fs *flag.FlagSet) {
 }
 
 func (p *profileFlags) apply(ab *plan.AB) error {
-	if p.pairs < 0 || p.rate < 0 || p.measure < 0 {
-		return fmt.Errorf("--pairs, --rate and --measure must be positive")
+	switch {
+	case p.pairs < 0:
+		return fmt.Errorf("--pairs %d is negative; write --pairs 8, or leave it out for the default", p.pairs)
+	case p.rate < 0 || math.IsNaN(p.rate) || math.IsInf(p.rate, 0):
+		// The flag package reads NaN and Inf as numbers; NaN passed every
+		// comparison and ran the plan's rate without a word.
+		return fmt.Errorf("--rate %g is not an arrival rate; write --rate 30, or leave it out for the default", p.rate)
+	case p.measure < 0:
+		return fmt.Errorf("--measure %s is negative; write --measure 10s, or leave it out for the default", p.measure)
 	}
 	if p.pairs > 0 {
-		ab.Pairs = p.pairs
+		// A count the operator gives runs fixed (docs/ab.md), also over
+		// pairs = "auto" and when it equals that plan's max_pairs, which
+		// would otherwise still read as adaptive.
+		ab.Pairs, ab.Auto, ab.MinPairs, ab.MaxPairs = p.pairs, false, 0, 0
 	}
 	if p.rate > 0 {
 		ab.Rate = p.rate

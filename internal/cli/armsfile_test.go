@@ -84,8 +84,8 @@ func TestABVariantNeedsAPortOfItsOwn(t *testing.T) {
 		want string
 	}{
 		{"arms file with a fixed port", []string{"--arms", arms("command = [\"sleep\", \"60\"]\nport = 8080\n")}, "the head's port is fixed (8080)"},
-		{"--head-url with a fixed port", []string{"--base-cmd", "exit 3", "--head-cmd", "sleep 60", "--head-url", "http://127.0.0.1:8080"}, "the head's URL http://127.0.0.1:8080 names a fixed port"},
-		{"@PORT@", []string{"--arms", arms("command = [\"sleep\", \"60\", \"@PORT@\"]\n"), "--ready", "/"}, "arm base exited before it was ready"},
+		{"--head-url with a fixed port", []string{"--base-cmd", "exit 3 @PORT@", "--head-cmd", "sleep 60", "--head-url", "http://127.0.0.1:8080"}, "the head's URL http://127.0.0.1:8080 names a fixed port"},
+		{"@PORT@", []string{"--arms", arms("command = [\"sleep\", \"60\", \"@PORT@\"]\n")}, "arm base exited before it was ready"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb strings.Builder

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -34,6 +36,22 @@ func runAB(ctx context.Context, s *IO, args []string) error {
 	prof.register(fs)
 	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
+	}
+	if err := exit.NoArguments(fs); err != nil {
+		return err
+	}
+	if *armsPath != "" {
+		// The arms file describes both arms whole: a --base-*, --head-*
+		// or --ready beside it would be ignored.
+		var beside []string
+		fs.Visit(func(f *flag.Flag) {
+			if strings.HasPrefix(f.Name, "base-") || strings.HasPrefix(f.Name, "head-") || f.Name == "ready" {
+				beside = append(beside, "--"+f.Name)
+			}
+		})
+		if len(beside) > 0 {
+			return exit.Refusef("ab: %s cannot go with --arms: the arms file %s describes both arms; write the setting there (command, url, dir or ready under [base] and [head]), or leave --arms out", strings.Join(beside, ", "), *armsPath)
+		}
 	}
 	p, v, err := gate.ABPlan(*planPath, prof.apply, vars, s.Env)
 	if err != nil {

@@ -26,6 +26,9 @@ func runRun(ctx context.Context, s *IO, args []string) error {
 	if err := exit.ParseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := exit.NoArguments(fs); err != nil {
+		return err
+	}
 	var resolved *plan.Vars
 	pr := gate.Prepared{
 		Target: *target, Repo: *repo, Plan: *planPath, Vars: vars, Getenv: s.Env,

@@ -95,3 +95,29 @@ func TestLineNamesTheProgramOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestNoArgumentsRefusesWordsTheFlagsLeft(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // "" when accepted
+	}{
+		{[]string{"-on", "-n", "2"}, ""},
+		{[]string{"-on=false", "-n", "2"}, ""},
+		{[]string{"-on", "false", "-n", "2"}, `perfgate demo: unexpected argument "false"`},
+		{[]string{"stray"}, `perfgate demo: unexpected argument "stray"`},
+	} {
+		fs := flag.NewFlagSet("perfgate demo", flag.ContinueOnError)
+		fs.Bool("on", false, "")
+		fs.Int("n", 1, "")
+		if err := ParseFlags(fs, tc.args); err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		err := NoArguments(fs)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v", tc.args, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || Code(err) != CannotJudge):
+			t.Errorf("%q: %v (exit %d), want %q, exit 2", tc.args, err, Code(err), tc.want)
+		}
+	}
+}

@@ -39,3 +39,15 @@ func Line(program string, err error) string {
 	}
 	return program + ": " + msg
 }
+
+// NoArguments refuses (exit 2) a word the flags did not take, for a
+// command whose every setting is a flag: the flag package stops at the
+// first word that is not a flag, so `--store false` leaves "false" and
+// every flag after it unread, and the command would run with settings
+// the command line did not ask for.
+func NoArguments(fs *flag.FlagSet) error {
+	if fs.NArg() == 0 {
+		return nil
+	}
+	return Refusef("%s: unexpected argument %q: every setting is a flag, and a flag's value follows it or an = (--store=false); see `%s -h`", fs.Name(), fs.Arg(0), fs.Name())
+}

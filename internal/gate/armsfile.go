@@ -18,7 +18,7 @@ func FromArmsFile(f *armsfile.File) []ArmSpec {
 // SpecOf is an arms file's arm as the gate runs it, tagged with its role
 // (the table it came from).
 func SpecOf(a armsfile.Arm, role pairs.Role) ArmSpec {
-	s := ArmSpec{Role: role, Command: a.Command, Dir: a.Dir, Port: a.Port, URL: a.URL, Ready: a.Ready, CAFile: a.CAFile,
+	s := ArmSpec{Role: role, Command: a.Command, Dir: a.Dir, Cwd: StartHere, Port: a.Port, URL: a.URL, Ready: a.Ready, CAFile: a.CAFile,
 		Info: report.Build{Name: string(role), Commit: a.Commit}}
 	keys := make([]string, 0, len(a.Env))
 	for k := range a.Env {

@@ -50,10 +50,26 @@ func CommandArms(base, head CommandArm, ready string) ([]ArmSpec, error) {
 			return nil, exit.Refusef("ab: --%s %q %v", u.flag, redact.URL(u.val, contract.PortPlaceholder), err)
 		}
 	}
+	for _, a := range []struct {
+		role string
+		arm  CommandArm
+	}{{"base", base}, {"head", head}} {
+		// The arms file refuses the same arm on its line (internal/armsfile).
+		if !strings.Contains(a.arm.Cmd, contract.PortPlaceholder) && (a.arm.URL == "" || strings.Contains(a.arm.URL, contract.PortPlaceholder)) {
+			return nil, exit.Refusef("ab: --%s-cmd names @PORT@ nowhere, so the arm cannot know the free port perfgate picks for it and would never answer on it; put @PORT@ in the command (--addr 127.0.0.1:@PORT@), or give --%s-url with the port the command listens on", a.role, a.role)
+		}
+	}
 	return Pair(
-		ArmSpec{Command: []string{"sh", "-c", "exec " + base.Cmd}, URL: base.URL, Dir: base.Dir, Ready: ready},
-		ArmSpec{Command: []string{"sh", "-c", "exec " + head.Cmd}, URL: head.URL, Dir: head.Dir, Ready: ready}), nil
+		ArmSpec{Command: []string{"sh", "-c", "exec " + base.Cmd}, URL: base.URL, Dir: base.Dir, Cwd: StartHere, Ready: ready},
+		ArmSpec{Command: []string{"sh", "-c", "exec " + head.Cmd}, URL: head.URL, Dir: head.Dir, Cwd: StartHere, Ready: ready}), nil
 }
+
+// StartHere is where perfgate ab's arms start: the folder perfgate runs
+// in, as perfgate run's start from the checkout, so a command's relative
+// paths (target/perf-head/bin/svc) read from where the operator wrote
+// them, as the arms file's dir and ca_file do. The arm's own files belong
+// in @DIR@; an arm started in @DIR@ could not find a relative program.
+const StartHere = "."
 
 // WithVariant adds the variant arm to Pair's base and head when the controls hold a variant
 // control: the head's command started again beside the head, with the

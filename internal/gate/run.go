@@ -101,6 +101,14 @@ func newRun(o Options) (*run, error) {
 			return nil, err
 		}
 		logf(o.Log, "%s: %s (%s)", r.specs[i].Role, strings.Join(r.specs[i].Command, " "), r.specs[i].URL)
+		// Two arms in one folder write one store.dsn: the later arm's
+		// database would take both arms' commits, and the judge would
+		// compare them silently wrong.
+		for _, other := range r.specs[:i] {
+			if other.Dir == r.specs[i].Dir {
+				return nil, exit.Refusef("the %s and %s arms would share the folder %s, where each arm's store.dsn and files would overwrite the other's; give each arm its own folder (--base-dir and --head-dir, or dir in the arms file)", other.Role, r.specs[i].Role, other.Dir)
+			}
+		}
 	}
 	r.base, r.head, r.variant = specOf(r.specs, pairs.RoleBase), specOf(r.specs, pairs.RoleHead), specOf(r.specs, pairs.RoleVariant)
 	return r, nil
