@@ -27,8 +27,8 @@ const absent = "absent"
 // threshold of either tree (one written by both is judged at the stricter
 // limit), the lower idle limits and counter limits, the base's rule, and
 // the base's pairs, measure and idle windows as a floor the head may raise
-// but not lower. A setting about a group only the head has is the head's;
-// one about a group the head no longer sends cannot be judged and is left
+// but not lower, and the stricter comparison of the arms' answers. A
+// setting about a group only the head has is the head's; one about a group the head no longer sends cannot be judged and is left
 // out (and listed). Changes lists every setting the head wrote differently,
 // with both values and the one judged, in a fixed order. A nil base (the
 // base tree has no plan) judges with the head's settings and no changes.
@@ -157,8 +157,9 @@ func toleranceOf(p *Plan, key string) (float64, string) {
 }
 
 // judgingAB floors the base's pairs and windows (the head may measure
-// more, never less) and takes the lower idle limits; rate and warm-up
-// shape the load both arms take alike, so they stay the head's.
+// more, never less), takes the lower idle limits and the stricter answer
+// comparison; rate and warm-up shape the load both arms take alike, so
+// they stay the head's.
 func judgingAB(base, head AB, changes []Change) (AB, []Change) {
 	out := head
 	floor := func(key string, b, h *time.Duration) {
@@ -185,7 +186,62 @@ func judgingAB(base, head AB, changes []Change) (AB, []Change) {
 	}
 	lower("idle_cpu", " %", 100, base.IdleCPU, &out.IdleCPU)
 	lower("idle_tx_per_sec", "/s", 1, base.IdleTxPerSec, &out.IdleTxPerSec)
+	out.Answers, out.Ignore, changes = judgingAnswers(base, head, changes)
 	return out, changes
+}
+
+// answersStrictness orders the answer comparison's modes: a difference
+// that fails the gate, then one that is a note, then none compared.
+var answersStrictness = map[string]int{"": 0, AnswersWarn: 1, AnswersSame: 2}
+
+// judgingAnswers compares the arms' answers at the stricter mode. A field
+// is ignored only if every plan compared at that mode ignores it: the
+// stricter plan's list, or, when both write the mode, the fields both
+// ignore, so a head that changed a field cannot add it to ignore.
+func judgingAnswers(base, head AB, changes []Change) (string, []string, []Change) {
+	mode, ignore := head.Answers, head.Ignore
+	switch b, h := answersStrictness[base.Answers], answersStrictness[head.Answers]; {
+	case b > h:
+		mode, ignore = base.Answers, base.Ignore
+	case b == h:
+		ignore = nil
+		for _, f := range base.Ignore {
+			if slices.Contains(head.Ignore, f) {
+				ignore = append(ignore, f)
+			}
+		}
+	}
+	if base.Answers != head.Answers {
+		changes = append(changes, Change{Setting: "[ab] answers", Base: orAbsent(base.Answers), Head: orAbsent(head.Answers), Judged: orAbsent(mode)})
+	}
+	// The fields are compared as written (the parser keeps them so): a
+	// new order is no change.
+	if !sameFields(base.Ignore, head.Ignore) {
+		changes = append(changes, Change{Setting: "[ab] ignore", Base: fieldsText(base.Ignore), Head: fieldsText(head.Ignore), Judged: fieldsText(ignore)})
+	}
+	return mode, ignore, changes
+}
+
+// sameFields says whether two ignore lists name the same fields.
+func sameFields(a, b []string) bool {
+	return !slices.ContainsFunc(a, func(f string) bool { return !slices.Contains(b, f) }) &&
+		!slices.ContainsFunc(b, func(f string) bool { return !slices.Contains(a, f) })
+}
+
+// orAbsent says a setting's value, or that the plan does not write it.
+func orAbsent(s string) string {
+	if s == "" {
+		return absent
+	}
+	return s
+}
+
+// fieldsText says an ignore list as the verdict does ("id, created_at").
+func fieldsText(fields []string) string {
+	if len(fields) == 0 {
+		return absent
+	}
+	return strings.Join(fields, ", ")
 }
 
 // thresholdKey is what makes two trees' thresholds the same limit: its

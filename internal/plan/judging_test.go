@@ -21,10 +21,13 @@ func TestJudgingSettings(t *testing.T) {
 		rule       string
 		pairs      int
 		measure    time.Duration
+		answers    string
+		ignore     []string
 		changes    []Change
 	}
 	for _, tc := range []struct {
 		name, base, head string
+		noBase           bool // the base tree has no plan
 		want             want
 	}{
 		{
@@ -132,11 +135,101 @@ func TestJudgingSettings(t *testing.T) {
 				changes: []Change{{Setting: "[tolerance] latency", Base: "10 %", Head: "50 %", Judged: "10 %"}},
 			},
 		},
+		{
+			name: "a head that stops comparing answers is compared by the base's",
+			base: "[ab]\nanswers = \"same\"\nignore = [\"id\"]\n" + twoGroups,
+			head: twoGroups,
+			want: want{
+				tolerance: map[string]float64{}, rule: judge.RulePaired, pairs: 8, measure: 10 * time.Second,
+				answers: AnswersSame, ignore: []string{"id"},
+				changes: []Change{
+					{Setting: "[ab] answers", Base: AnswersSame, Head: absent, Judged: AnswersSame},
+					{Setting: "[ab] ignore", Base: "id", Head: absent, Judged: "id"},
+				},
+			},
+		},
+		{
+			name: "a head that makes a difference a note still fails on one",
+			base: "[ab]\nanswers = \"same\"\n" + twoGroups,
+			head: "[ab]\nanswers = \"warn\"\n" + twoGroups,
+			want: want{
+				tolerance: map[string]float64{}, rule: judge.RulePaired, pairs: 8, measure: 10 * time.Second,
+				answers: AnswersSame,
+				changes: []Change{{Setting: "[ab] answers", Base: AnswersSame, Head: AnswersWarn, Judged: AnswersSame}},
+			},
+		},
+		{
+			name: "a field only the head ignores is compared",
+			base: "[ab]\nanswers = \"same\"\nignore = [\"id\"]\n" + twoGroups,
+			head: "[ab]\nanswers = \"same\"\nignore = [\"id\", \"items.0.total\"]\n" + twoGroups,
+			want: want{
+				tolerance: map[string]float64{}, rule: judge.RulePaired, pairs: 8, measure: 10 * time.Second,
+				answers: AnswersSame, ignore: []string{"id"},
+				changes: []Change{{Setting: "[ab] ignore", Base: "id", Head: "id, items.0.total", Judged: "id"}},
+			},
+		},
+		{
+			name: "a field the head stops ignoring is compared",
+			base: "[ab]\nanswers = \"warn\"\nignore = [\"id\", \"created_at\"]\n" + twoGroups,
+			head: "[ab]\nanswers = \"warn\"\nignore = [\"created_at\"]\n" + twoGroups,
+			want: want{
+				tolerance: map[string]float64{}, rule: judge.RulePaired, pairs: 8, measure: 10 * time.Second,
+				answers: AnswersWarn, ignore: []string{"created_at"},
+				changes: []Change{{Setting: "[ab] ignore", Base: "id, created_at", Head: "created_at", Judged: "created_at"}},
+			},
+		},
+		{
+			name: "the same fields in another order are no change",
+			base: "[ab]\nanswers = \"same\"\nignore = [\"id\", \"created_at\"]\n" + twoGroups,
+			head: "[ab]\nanswers = \"same\"\nignore = [\"created_at\", \"id\"]\n" + twoGroups,
+			want: want{
+				tolerance: map[string]float64{}, rule: judge.RulePaired, pairs: 8, measure: 10 * time.Second,
+				answers: AnswersSame, ignore: []string{"id", "created_at"},
+			},
+		},
+		{
+			name: "a head that starts comparing answers is compared its way",
+			base: twoGroups,
+			head: "[ab]\nanswers = \"same\"\nignore = [\"id\"]\n" + twoGroups,
+			want: want{
+				tolerance: map[string]float64{}, rule: judge.RulePaired, pairs: 8, measure: 10 * time.Second,
+				answers: AnswersSame, ignore: []string{"id"},
+				changes: []Change{
+					{Setting: "[ab] answers", Base: absent, Head: AnswersSame, Judged: AnswersSame},
+					{Setting: "[ab] ignore", Base: absent, Head: "id", Judged: "id"},
+				},
+			},
+		},
+		{
+			name: "a head stricter than a base that notes differences is judged with its own fields",
+			base: "[ab]\nanswers = \"warn\"\nignore = [\"id\"]\n" + twoGroups,
+			head: "[ab]\nanswers = \"same\"\nignore = [\"id\", \"created_at\"]\n" + twoGroups,
+			want: want{
+				tolerance: map[string]float64{}, rule: judge.RulePaired, pairs: 8, measure: 10 * time.Second,
+				answers: AnswersSame, ignore: []string{"id", "created_at"},
+				changes: []Change{
+					{Setting: "[ab] answers", Base: AnswersWarn, Head: AnswersSame, Judged: AnswersSame},
+					{Setting: "[ab] ignore", Base: "id", Head: "id, created_at", Judged: "id, created_at"},
+				},
+			},
+		},
+		{
+			name:   "without a base plan the head's answers settings judge",
+			noBase: true,
+			head:   "[ab]\nanswers = \"warn\"\nignore = [\"id\"]\n" + twoGroups,
+			want: want{
+				tolerance: map[string]float64{}, rule: judge.RulePaired, pairs: 8, measure: 10 * time.Second,
+				answers: AnswersWarn, ignore: []string{"id"},
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			base, err := Parse("base/perf/plan.toml", []byte(tc.base))
-			if err != nil {
-				t.Fatal(err)
+			var base *Plan
+			if !tc.noBase {
+				var err error
+				if base, err = Parse("base/perf/plan.toml", []byte(tc.base)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			head, err := Parse("perf/plan.toml", []byte(tc.head))
 			if err != nil {
@@ -155,6 +248,9 @@ func TestJudgingSettings(t *testing.T) {
 			}
 			if got.Rule != tc.want.rule || got.AB.Pairs != tc.want.pairs || got.AB.Measure != tc.want.measure {
 				t.Errorf("rule %s, pairs %d, measure %s; want %s, %d, %s", got.Rule, got.AB.Pairs, got.AB.Measure, tc.want.rule, tc.want.pairs, tc.want.measure)
+			}
+			if got.AB.Answers != tc.want.answers || !reflect.DeepEqual(got.AB.Ignore, tc.want.ignore) {
+				t.Errorf("answers %q ignoring %q, want %q ignoring %q", got.AB.Answers, got.AB.Ignore, tc.want.answers, tc.want.ignore)
 			}
 			if !reflect.DeepEqual(changes, tc.want.changes) {
 				t.Errorf("changes\n%+v\nwant\n%+v", changes, tc.want.changes)
