@@ -28,8 +28,9 @@ const absent = "absent"
 // limit), the lower idle limits and counter limits, the base's rule, and
 // the base's pairs, measure and idle windows as a floor the head may raise
 // but not lower, and the stricter comparison of the arms' answers. A
-// setting about a group only the head has is the head's; one about a group the head no longer sends cannot be judged and is left
-// out (and listed). Changes lists every setting the head wrote differently,
+// setting about a group only the head has is the head's; one about a
+// group the head no longer sends cannot be judged and is left out (and
+// listed). Changes lists every setting the head wrote differently,
 // with both values and the one judged, in a fixed order. A nil base (the
 // base tree has no plan) judges with the head's settings and no changes.
 func JudgingSettings(base, head *Plan) (Plan, []Change) {
