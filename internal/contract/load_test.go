@@ -152,6 +152,9 @@ func TestSplitWords(t *testing.T) {
 		{`x ''`, []string{"x", ""}, false},
 		{"x | y", nil, true},
 		{"x $HOME", nil, true},
+		{`x "$HOME"`, nil, true},
+		{"x \"`id`\"", nil, true},
+		{`x "\$HOME" '$HOME'`, []string{"x", "$HOME", "$HOME"}, false},
 		{"x 'open", nil, true},
 		{`x \`, nil, true},
 	}

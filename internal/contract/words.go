@@ -8,7 +8,9 @@ import (
 // SplitWords splits a command line the way a shell splits words, with single
 // and double quotes and backslash escapes, but expands nothing: start and
 // check run without a shell, so a pipe or a variable there would silently
-// mean something else. Such characters are refused outside quotes.
+// mean something else. Such characters are refused outside quotes, and a
+// $ or ` inside double quotes too, where a shell would still expand them:
+// single quotes or a backslash (\$) say the character is meant.
 func SplitWords(s string) ([]string, error) {
 	var (
 		words  []string
@@ -37,6 +39,8 @@ func SplitWords(s string) ([]string, error) {
 				} else {
 					cur.WriteRune(r)
 				}
+			case '$', '`':
+				return nil, errors.New("uses " + string(r) + " inside double quotes, where a shell would expand it but perfgate does not: write it in single quotes, or as \\" + string(r) + " to mean the character")
 			default:
 				cur.WriteRune(r)
 			}
