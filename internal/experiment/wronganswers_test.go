@@ -17,24 +17,10 @@ import (
 	"github.com/perfgate/perfgate/internal/load"
 )
 
-// wrongAnswerPlan expects "ok":true in the body and sends a declared
-// secret, which the target echoes in its wrong answers.
-const wrongAnswerPlan = `[vars]
-api_token = { secret = true }
-
-[[group]]
-name = "work"
-path = "/work"
-expect = 200
-expect_body = '"ok":true'
-headers = { Authorization = "Bearer {api_token}" }
-
-[experiment]
-model = "closed"
-concurrency = [1]
-warmup = "100ms"
-stage = "400ms"
-`
+// wrongAnswerPlan is secretPlan without its gauges: it expects "ok":true
+// in the body and sends a declared secret, which the target echoes in its
+// wrong answers.
+var wrongAnswerPlan = strings.Replace(secretPlan, "gauges = [\"/metrics\", \"/missing\"]\n", "", 1)
 
 // A service that answers 200 with an error body fails the experiment's
 // step as a wrong status would: the step's group carries the load
